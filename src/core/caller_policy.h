@@ -1,0 +1,32 @@
+#pragma once
+// Who may start sessions, and as which user. The caller's identity comes from
+// the bus credentials (resolved by the adapter through NSS), never from the
+// request payload; the payload may only *name* a run-as user, and only a root
+// caller may do that.
+
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+#include "core/config.h"
+
+namespace nr::core {
+
+struct CallerIdentity {
+    uid_t uid = 0;
+    std::string user_name;                // from NSS for uid
+    std::vector<std::string> group_names; // primary and supplementary, from NSS
+};
+
+// Returns the user name the session must run as. Throws Error(AccessDenied)
+// when the caller is not configured, when a non-root caller names another
+// user, or when a root caller names no user or one outside run_as_users.
+std::string decide_run_as_user(const CallerPolicy& policy, const CallerIdentity& caller,
+                               std::string_view requested_run_as);
+
+// Whether the caller may act on a session that runs as `session_uid`
+// (stop, inspect): root, or the same uid.
+bool may_manage_session(uid_t caller_uid, uid_t session_uid);
+
+} // namespace nr::core

@@ -1,0 +1,327 @@
+#include "core/config.h"
+
+#include "core/error.h"
+#include "core/ids.h"
+#include "core/path_policy.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <functional>
+#include <limits>
+#include <set>
+
+namespace nr::core {
+
+namespace {
+
+class ConfigReader {
+public:
+    explicit ConfigReader(std::string_view source) : source_(source) {}
+
+    [[noreturn]] void error_at(const YAML::Node& node, const std::string& key,
+                               const std::string& problem) const
+    {
+        const auto line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
+        fail(ErrorKind::ConfigInvalid,
+             source_ + ":" + std::to_string(line) + ": " + key + ": " + problem);
+    }
+
+    // Visits every key of a mapping, refusing keys the schema does not know.
+    void for_each_key(const YAML::Node& map, const std::string& where,
+                      const std::map<std::string, std::function<void(const YAML::Node&, const std::string&)>>&
+                          handlers) const
+    {
+        if (!map.IsMap()) {
+            error_at(map, where.empty() ? "<top>" : where, "expected a mapping");
+        }
+        for (const auto& entry : map) {
+            const auto key = entry.first.as<std::string>();
+            const auto full = where.empty() ? key : where + "." + key;
+            const auto handler = handlers.find(key);
+            if (handler == handlers.end()) {
+                error_at(entry.first, full, "unknown key");
+            }
+            handler->second(entry.second, full);
+        }
+    }
+
+    std::string scalar(const YAML::Node& node, const std::string& key) const
+    {
+        if (!node.IsScalar()) {
+            error_at(node, key, "expected a string");
+        }
+        return node.Scalar();
+    }
+
+    std::string absolute_path(const YAML::Node& node, const std::string& key) const
+    {
+        auto value = scalar(node, key);
+        try {
+            validate_absolute_path(value, key);
+        } catch (const Error& e) {
+            error_at(node, key, e.what());
+        }
+        return value;
+    }
+
+    std::vector<std::string> string_list(const YAML::Node& node, const std::string& key) const
+    {
+        if (!node.IsSequence()) {
+            error_at(node, key, "expected a list");
+        }
+        std::vector<std::string> out;
+        for (const auto& item : node) {
+            out.push_back(scalar(item, key));
+        }
+        return out;
+    }
+
+    std::vector<std::string> path_list(const YAML::Node& node, const std::string& key) const
+    {
+        if (!node.IsSequence()) {
+            error_at(node, key, "expected a list");
+        }
+        std::vector<std::string> out;
+        for (const auto& item : node) {
+            out.push_back(absolute_path(item, key));
+        }
+        return out;
+    }
+
+    std::uint64_t unsigned_number(const YAML::Node& node, const std::string& key, std::uint64_t max) const
+    {
+        const auto text = scalar(node, key);
+        std::uint64_t value = 0;
+        const auto* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec != std::errc() || ptr != end || value > max) {
+            error_at(node, key, "expected an unsigned integer up to " + std::to_string(max));
+        }
+        return value;
+    }
+
+    std::uint64_t byte_size(const YAML::Node& node, const std::string& key) const
+    {
+        try {
+            return parse_byte_size(scalar(node, key));
+        } catch (const std::invalid_argument&) {
+            error_at(node, key, "expected a size such as 512M or 2G");
+        }
+    }
+
+    bool boolean(const YAML::Node& node, const std::string& key) const
+    {
+        const auto text = scalar(node, key);
+        if (text == "true") {
+            return true;
+        }
+        if (text == "false") {
+            return false;
+        }
+        error_at(node, key, "expected true or false");
+    }
+
+    [[nodiscard]] const std::string& source() const { return source_; }
+
+private:
+    std::string source_;
+};
+
+AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, const std::string& key,
+                             const std::string& name)
+{
+    AdapterProfile profile;
+    profile.name = name;
+    bool has_executable = false;
+    r.for_each_key(node, key,
+                   {
+                       {"executable",
+                        [&](const YAML::Node& n, const std::string& k) {
+                            profile.executable = r.absolute_path(n, k);
+                            has_executable = true;
+                        }},
+                       {"read_only_paths",
+                        [&](const YAML::Node& n, const std::string& k) { profile.read_only_paths = r.path_list(n, k); }},
+                       {"credential_env",
+                        [&](const YAML::Node& n, const std::string& k) { profile.credential_env = r.string_list(n, k); }},
+                       {"network",
+                        [&](const YAML::Node& n, const std::string& k) {
+                            const auto mode = r.scalar(n, k);
+                            if (mode == "host") {
+                                profile.network = NetworkMode::Host;
+                            } else if (mode == "offline") {
+                                profile.network = NetworkMode::Offline;
+                            } else {
+                                r.error_at(n, k, "expected host or offline");
+                            }
+                        }},
+                       {"nested_userns",
+                        [&](const YAML::Node& n, const std::string& k) { profile.nested_userns = r.boolean(n, k); }},
+                   });
+    if (!has_executable) {
+        r.error_at(node, key + ".executable", "missing required key");
+    }
+    return profile;
+}
+
+void parse_limits(const ConfigReader& r, const YAML::Node& node, const std::string& key, SessionLimits& limits)
+{
+    constexpr std::uint64_t kMaxTasks = 1U << 22U;
+    constexpr std::uint64_t kMaxCpuPercent = 100000;
+    constexpr std::uint64_t kMaxRuntime = 365ULL * 24 * 3600;
+    r.for_each_key(node, key,
+                   {
+                       {"memory_max", [&](const YAML::Node& n, const std::string& k) { limits.memory_max_bytes = r.byte_size(n, k); }},
+                       {"tasks_max", [&](const YAML::Node& n, const std::string& k) { limits.tasks_max = r.unsigned_number(n, k, kMaxTasks); }},
+                       {"cpu_quota_percent",
+                        [&](const YAML::Node& n, const std::string& k) {
+                            limits.cpu_quota_percent = static_cast<std::uint32_t>(r.unsigned_number(n, k, kMaxCpuPercent));
+                        }},
+                       {"runtime_max_sec", [&](const YAML::Node& n, const std::string& k) { limits.runtime_max_sec = r.unsigned_number(n, k, kMaxRuntime); }},
+                       {"tmp_size", [&](const YAML::Node& n, const std::string& k) { limits.tmp_size_bytes = r.byte_size(n, k); }},
+                   });
+    if (limits.memory_max_bytes == 0 || limits.tasks_max == 0 || limits.cpu_quota_percent == 0 ||
+        limits.runtime_max_sec == 0 || limits.tmp_size_bytes == 0) {
+        r.error_at(node, key, "limits must be greater than zero");
+    }
+}
+
+void check_grants_against_hidden(const ConfigReader& r, const YAML::Node& root, const Config& config)
+{
+    auto hidden = config.hidden_paths;
+    hidden.push_back(config.data_dir);
+    auto check = [&](const std::string& grant, const std::string& key) {
+        for (const auto& absent : hidden) {
+            if (paths_overlap(grant, absent)) {
+                r.error_at(root, key, "read-only grant " + grant + " overlaps the path " + absent +
+                                          " that sessions must never see");
+            }
+        }
+    };
+    for (const auto& path : config.read_only_paths) {
+        check(path, "sandbox.read_only_paths");
+    }
+    for (const auto& [name, profile] : config.adapters) {
+        for (const auto& path : profile.read_only_paths) {
+            check(path, "adapters." + name + ".read_only_paths");
+        }
+        check(profile.executable, "adapters." + name + ".executable");
+    }
+}
+
+} // namespace
+
+std::uint64_t parse_byte_size(std::string_view text)
+{
+    if (text.empty()) {
+        throw std::invalid_argument("empty size");
+    }
+    std::uint64_t multiplier = 1;
+    switch (text.back()) {
+    case 'K': multiplier = 1ULL << 10U; break;
+    case 'M': multiplier = 1ULL << 20U; break;
+    case 'G': multiplier = 1ULL << 30U; break;
+    case 'T': multiplier = 1ULL << 40U; break;
+    default: break;
+    }
+    if (multiplier != 1) {
+        text.remove_suffix(1);
+    }
+    std::uint64_t value = 0;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc() || ptr != end ||
+        value > std::numeric_limits<std::uint64_t>::max() / multiplier) {
+        throw std::invalid_argument("bad size");
+    }
+    return value * multiplier;
+}
+
+Config parse_config(std::string_view yaml_text, std::string_view source)
+{
+    ConfigReader r(source);
+    YAML::Node root;
+    try {
+        root = YAML::Load(std::string(yaml_text));
+    } catch (const YAML::Exception& e) {
+        fail(ErrorKind::ConfigInvalid, std::string(source) + ":" + std::to_string(e.mark.line + 1) +
+                                           ": not valid YAML: " + e.msg);
+    }
+    Config config;
+    config.source = std::string(source);
+    bool has_data_dir = false;
+    bool has_callers = false;
+    bool has_sandbox = false;
+    bool has_adapters = false;
+    r.for_each_key(
+        root, "",
+        {
+            {"data_dir",
+             [&](const YAML::Node& n, const std::string& k) {
+                 config.data_dir = r.absolute_path(n, k);
+                 has_data_dir = true;
+             }},
+            {"bwrap", [&](const YAML::Node& n, const std::string& k) { config.bwrap_path = r.absolute_path(n, k); }},
+            {"idle_timeout_sec",
+             [&](const YAML::Node& n, const std::string& k) {
+                 config.idle_timeout_sec = static_cast<std::uint32_t>(r.unsigned_number(n, k, 86400));
+             }},
+            {"path", [&](const YAML::Node& n, const std::string& k) { config.default_path = r.scalar(n, k); }},
+            {"callers",
+             [&](const YAML::Node& n, const std::string& k) {
+                 has_callers = true;
+                 r.for_each_key(n, k,
+                                {
+                                    {"users", [&](const YAML::Node& v, const std::string& kk) { config.callers.users = r.string_list(v, kk); }},
+                                    {"groups", [&](const YAML::Node& v, const std::string& kk) { config.callers.groups = r.string_list(v, kk); }},
+                                    {"run_as_users", [&](const YAML::Node& v, const std::string& kk) { config.callers.run_as_users = r.string_list(v, kk); }},
+                                });
+             }},
+            {"sandbox",
+             [&](const YAML::Node& n, const std::string& k) {
+                 has_sandbox = true;
+                 r.for_each_key(n, k,
+                                {
+                                    {"read_only_paths", [&](const YAML::Node& v, const std::string& kk) { config.read_only_paths = r.path_list(v, kk); }},
+                                    {"hidden_paths", [&](const YAML::Node& v, const std::string& kk) { config.hidden_paths = r.path_list(v, kk); }},
+                                });
+             }},
+            {"limits", [&](const YAML::Node& n, const std::string& k) { parse_limits(r, n, k, config.limits); }},
+            {"adapters",
+             [&](const YAML::Node& n, const std::string& k) {
+                 has_adapters = true;
+                 if (!n.IsMap()) {
+                     r.error_at(n, k, "expected a mapping of adapter names to profiles");
+                 }
+                 for (const auto& entry : n) {
+                     const auto name = entry.first.as<std::string>();
+                     try {
+                         validate_id(IdKind::Adapter, name);
+                     } catch (const Error& e) {
+                         r.error_at(entry.first, k + "." + name, e.what());
+                     }
+                     config.adapters[name] = parse_adapter(r, entry.second, k + "." + name, name);
+                 }
+             }},
+        });
+    if (!has_data_dir) {
+        r.error_at(root, "data_dir", "missing required key");
+    }
+    if (!has_callers) {
+        r.error_at(root, "callers", "missing required key");
+    }
+    if (!has_sandbox || config.read_only_paths.empty()) {
+        r.error_at(root, "sandbox.read_only_paths", "missing required key");
+    }
+    if (!has_adapters || config.adapters.empty()) {
+        r.error_at(root, "adapters", "at least one adapter profile is required");
+    }
+    if (config.data_dir == "/") {
+        r.error_at(root, "data_dir", "must not be /");
+    }
+    check_grants_against_hidden(r, root, config);
+    return config;
+}
+
+} // namespace nr::core

@@ -1,0 +1,62 @@
+#pragma once
+// The operator's configuration, as a plain value. Parsing is strict: an
+// unknown key, a wrong type or a missing required key is an error naming the
+// file, line and key, because a silently ignored typo in a security policy
+// is a weaker policy nobody asked for.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nr::core {
+
+enum class NetworkMode { Host, Offline };
+
+struct AdapterProfile {
+    std::string name;
+    std::string executable;
+    std::vector<std::string> read_only_paths;
+    std::vector<std::string> credential_env;
+    NetworkMode network = NetworkMode::Host;
+    bool nested_userns = false;
+};
+
+struct SessionLimits {
+    std::uint64_t memory_max_bytes = 2ULL << 30U;
+    std::uint64_t tasks_max = 512;
+    std::uint32_t cpu_quota_percent = 100;
+    std::uint64_t runtime_max_sec = 3600;
+    std::uint64_t tmp_size_bytes = 256ULL << 20U;
+};
+
+struct CallerPolicy {
+    std::vector<std::string> users;
+    std::vector<std::string> groups;
+    // Users a root caller may name as the session's run-as user.
+    std::vector<std::string> run_as_users;
+};
+
+struct Config {
+    std::string source;  // file name, for messages
+    std::string data_dir;
+    std::string bwrap_path = "/usr/bin/bwrap";
+    std::uint32_t idle_timeout_sec = 30;
+    std::string default_path = "/usr/local/bin:/usr/bin:/bin";
+    CallerPolicy callers;
+    std::vector<std::string> read_only_paths;
+    std::vector<std::string> hidden_paths;
+    SessionLimits limits;
+    std::map<std::string, AdapterProfile, std::less<>> adapters;
+};
+
+inline constexpr std::string_view kDefaultConfigPath = "/etc/native-runtime/config.yaml";
+
+// Throws Error(ConfigInvalid) with "<source>:<line>: <key>: <problem>".
+Config parse_config(std::string_view yaml_text, std::string_view source);
+
+// "512M", "2G", "1024", "64K" -> bytes. Throws std::invalid_argument.
+std::uint64_t parse_byte_size(std::string_view text);
+
+} // namespace nr::core

@@ -1,0 +1,97 @@
+#include "core/env_policy.h"
+
+#include "core/error.h"
+
+#include <algorithm>
+#include <array>
+
+namespace nr::core {
+
+namespace {
+
+constexpr std::size_t kMaxEnvValue = 32 * 1024;
+constexpr std::size_t kMaxEnvCount = 64;
+
+bool is_valid_env_name(std::string_view name)
+{
+    if (name.empty() || name.size() > 128 || (name.front() >= '0' && name.front() <= '9')) {
+        return false;
+    }
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+bool is_computed_env_name(std::string_view name)
+{
+    constexpr std::array<std::string_view, 6> kComputed{"PATH", "HOME", "TMPDIR", "USER", "LOGNAME", "SHELL"};
+    return std::find(kComputed.begin(), kComputed.end(), name) != kComputed.end() || name.starts_with("XDG_");
+}
+
+} // namespace
+
+bool is_operational_env_name(std::string_view name)
+{
+    return name == "LANG" || name == "LANGUAGE" || name == "TERM" || name == "TZ" || name == "COLORTERM" ||
+           name == "NO_COLOR" || name.starts_with("LC_");
+}
+
+bool is_forbidden_env_name(std::string_view name)
+{
+    constexpr std::array<std::string_view, 12> kExact{
+        "NODE_OPTIONS", "PYTHONPATH",  "PYTHONSTARTUP", "BASH_ENV",    "ENV",         "SSH_AUTH_SOCK",
+        "http_proxy",   "https_proxy", "HTTP_PROXY",    "HTTPS_PROXY", "ALL_PROXY",   "no_proxy"};
+    return std::find(kExact.begin(), kExact.end(), name) != kExact.end() || name.starts_with("LD_") ||
+           name.starts_with("DBUS_") || name == "all_proxy" || name == "NO_PROXY" || name == "PERL5OPT" ||
+           name == "RUBYOPT" || name == "GCONV_PATH";
+}
+
+std::vector<std::string> build_session_environment(const Config& config, const AdapterProfile& adapter,
+                                                   const std::map<std::string, std::string>& requested,
+                                                   std::string_view run_as_user, std::string_view home)
+{
+    if (requested.size() > kMaxEnvCount) {
+        fail(ErrorKind::InvalidEnvironment, "more than 64 environment variables requested");
+    }
+    std::map<std::string, std::string> env;
+    for (const auto& [name, value] : requested) {
+        if (!is_valid_env_name(name)) {
+            fail(ErrorKind::InvalidEnvironment, "environment variable name is not valid: " + name);
+        }
+        if (is_forbidden_env_name(name) || is_computed_env_name(name)) {
+            fail(ErrorKind::InvalidEnvironment, "environment variable " + name + " may not be set by the caller");
+        }
+        const bool own_credential =
+            std::find(adapter.credential_env.begin(), adapter.credential_env.end(), name) !=
+            adapter.credential_env.end();
+        if (!own_credential && !is_operational_env_name(name)) {
+            fail(ErrorKind::InvalidEnvironment,
+                 "environment variable " + name + " is not allowed for adapter " + adapter.name);
+        }
+        if (value.size() > kMaxEnvValue) {
+            fail(ErrorKind::InvalidEnvironment, "value of " + name + " is longer than 32 KiB");
+        }
+        if (value.find_first_of(std::string_view("\0\r\n", 3)) != std::string::npos) {
+            fail(ErrorKind::InvalidEnvironment, "value of " + name + " contains NUL, CR or LF");
+        }
+        env[name] = value;
+    }
+    const std::string home_dir(home);
+    env["PATH"] = config.default_path;
+    env["HOME"] = home_dir;
+    env["TMPDIR"] = "/tmp";
+    env["USER"] = std::string(run_as_user);
+    env["LOGNAME"] = std::string(run_as_user);
+    env["XDG_CONFIG_HOME"] = home_dir + "/.config";
+    env["XDG_CACHE_HOME"] = home_dir + "/.cache";
+    env["XDG_DATA_HOME"] = home_dir + "/.local/share";
+    env["XDG_STATE_HOME"] = home_dir + "/.local/state";
+    std::vector<std::string> out;
+    out.reserve(env.size());
+    for (const auto& [name, value] : env) {
+        out.push_back(name + "=" + value);
+    }
+    return out;
+}
+
+} // namespace nr::core

@@ -1,0 +1,26 @@
+#include "core/error.h"
+
+namespace nr::core {
+
+std::string_view error_name(ErrorKind kind)
+{
+    switch (kind) {
+    case ErrorKind::AccessDenied: return "AccessDenied";
+    case ErrorKind::InvalidArgument: return "InvalidArgument";
+    case ErrorKind::InvalidPath: return "InvalidPath";
+    case ErrorKind::InvalidEnvironment: return "InvalidEnvironment";
+    case ErrorKind::UnknownAdapter: return "UnknownAdapter";
+    case ErrorKind::SessionBusy: return "SessionBusy";
+    case ErrorKind::NoSuchSession: return "NoSuchSession";
+    case ErrorKind::ConfigInvalid: return "ConfigInvalid";
+    case ErrorKind::SystemdFailure: return "SystemdFailure";
+    case ErrorKind::LaunchFailed: return "LaunchFailed";
+    }
+    return "Failed";
+}
+
+Error::Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+
+void fail(ErrorKind kind, const std::string& message) { throw Error(kind, message); }
+
+} // namespace nr::core

@@ -1,0 +1,39 @@
+#pragma once
+// Typed failures of the pure core. Every refusal carries a kind that the
+// D-Bus adaptor maps one-to-one to org.metis.NativeRuntime1.Error.<Name>,
+// so callers branch on the kind and never parse message text.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace nr::core {
+
+enum class ErrorKind {
+    AccessDenied,
+    InvalidArgument,
+    InvalidPath,
+    InvalidEnvironment,
+    UnknownAdapter,
+    SessionBusy,
+    NoSuchSession,
+    ConfigInvalid,
+    SystemdFailure,
+    LaunchFailed,
+};
+
+// Short name used as the last component of the D-Bus error name.
+std::string_view error_name(ErrorKind kind);
+
+class Error : public std::runtime_error {
+public:
+    Error(ErrorKind kind, const std::string& message);
+    [[nodiscard]] ErrorKind kind() const noexcept { return kind_; }
+
+private:
+    ErrorKind kind_;
+};
+
+[[noreturn]] void fail(ErrorKind kind, const std::string& message);
+
+} // namespace nr::core

@@ -1,0 +1,35 @@
+#pragma once
+// The bubblewrap command line: a positive list of mounts on an empty root.
+// Mechanism (bwrap) stays separate from this policy, which is why the argv is
+// computed here as plain strings that unit tests can read.
+
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+
+namespace nr::core {
+
+// A compatibility symlink at the root such as /bin -> usr/bin on merged-/usr
+// hosts, observed by the adapter so the sandbox mirrors the host layout.
+struct RootSymlink {
+    std::string path;
+    std::string target;
+};
+
+struct SandboxLayout {
+    std::vector<std::string> read_only;   // host paths mounted read-only at the same place
+    std::vector<std::string> read_write;  // host paths mounted read-write at the same place
+    std::vector<RootSymlink> symlinks;
+    std::string working_dir;
+    std::uint64_t tmp_size_bytes = 0;
+    NetworkMode network = NetworkMode::Host;
+    bool nested_userns = false;
+};
+
+// bwrap argv (argv[0] = bwrap path), ending with "--" and the agent argv.
+// The launcher adds --seccomp FD itself because only it owns the fd.
+std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const SandboxLayout& layout,
+                                    const std::vector<std::string>& agent_argv);
+
+} // namespace nr::core

@@ -1,0 +1,203 @@
+#include "core/session_plan.h"
+
+#include "core/env_policy.h"
+#include "core/error.h"
+#include "core/ids.h"
+#include "core/path_policy.h"
+#include "core/unit_name.h"
+
+#include <algorithm>
+
+namespace nr::core {
+
+namespace {
+
+constexpr std::size_t kMaxArgs = 256;
+constexpr std::size_t kMaxArgvBytes = 128 * 1024;
+constexpr std::uint64_t kUsecPerSec = 1000000;
+constexpr std::uint64_t kCpuQuotaUsecPerPercent = 10000;
+
+void validate_ids(const SessionRequest& request)
+{
+    validate_id(IdKind::Owner, request.owner);
+    validate_id(IdKind::Chat, request.chat);
+    validate_optional_id(IdKind::Job, request.job);
+    validate_id(IdKind::Adapter, request.adapter);
+}
+
+std::string basename_of(const std::string& path)
+{
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The command must be the adapter's executable; a bare name equal to its
+// basename is accepted and replaced by the configured absolute path, so the
+// agent never resolves its own binary through a PATH the session controls.
+std::vector<std::string> resolve_agent_argv(const AdapterProfile& adapter, const std::vector<std::string>& argv)
+{
+    if (argv.empty()) {
+        fail(ErrorKind::InvalidArgument, "argv must not be empty");
+    }
+    if (argv.size() > kMaxArgs) {
+        fail(ErrorKind::InvalidArgument, "argv has more than 256 elements");
+    }
+    std::size_t total = 0;
+    for (const auto& arg : argv) {
+        total += arg.size() + 1;
+        if (arg.find('\0') != std::string::npos) {
+            fail(ErrorKind::InvalidArgument, "argv contains a NUL byte");
+        }
+    }
+    if (total > kMaxArgvBytes) {
+        fail(ErrorKind::InvalidArgument, "argv is larger than 128 KiB");
+    }
+    auto resolved = argv;
+    if (resolved.front() != adapter.executable) {
+        if (resolved.front() != basename_of(adapter.executable)) {
+            fail(ErrorKind::InvalidArgument,
+                 "command " + resolved.front() + " is not the executable of adapter " + adapter.name);
+        }
+        resolved.front() = adapter.executable;
+    }
+    return resolved;
+}
+
+std::string choose_workspace(const Config& config, const SessionRequest& request, const std::string& root,
+                             PrivateDirs& dirs)
+{
+    if (request.workspace.empty()) {
+        dirs.relative.push_back("native-runtime/" + request.owner + "/chats/" + request.chat + "/workspace");
+        return root + "/chats/" + request.chat + "/workspace";
+    }
+    validate_absolute_path(request.workspace, "workspace");
+    if (request.workspace == "/") {
+        fail(ErrorKind::InvalidPath, "workspace must not be /");
+    }
+    auto hidden = config.hidden_paths;
+    hidden.push_back(config.data_dir);
+    for (const auto& absent : hidden) {
+        if (paths_overlap(request.workspace, absent)) {
+            fail(ErrorKind::InvalidPath,
+                 "workspace " + request.workspace + " overlaps " + absent + ", which sessions must never see");
+        }
+    }
+    for (const auto& grant : config.read_only_paths) {
+        if (path_is_within(grant, request.workspace)) {
+            fail(ErrorKind::InvalidPath,
+                 "workspace " + request.workspace + " contains the read-only path " + grant);
+        }
+    }
+    return request.workspace;
+}
+
+UnitProperties unit_properties_for(const Config& config, const SessionPlan& plan, const HostFacts& host,
+                                   const std::string& claim_token)
+{
+    const auto& limits = config.limits;
+    return {
+        {"Description", "native-runtime session owner=" + plan.owner + " chat=" + plan.chat +
+                            " adapter=" + plan.adapter},
+        {"Slice", plan.slice},
+        {"Type", std::string("exec")},
+        {"User", std::to_string(plan.user.uid)},
+        {"Group", std::to_string(plan.user.gid)},
+        {"NoNewPrivileges", true},
+        {"ProtectProc", std::string("invisible")},
+        // bwrap must read /proc/sys/kernel/overflow{uid,gid}; ProcSubset=pid
+        // hides them. The sandbox gets its own /proc in a new PID namespace.
+        {"ProcSubset", std::string("all")},
+        {"CapabilityBoundingSet", std::uint64_t{0}},
+        {"AmbientCapabilities", std::uint64_t{0}},
+        {"RestrictSUIDSGID", true},
+        {"LockPersonality", true},
+        {"RestrictRealtime", true},
+        {"ProtectKernelTunables", true},
+        {"ProtectKernelModules", true},
+        {"ProtectKernelLogs", true},
+        {"ProtectControlGroups", true},
+        {"ProtectClock", true},
+        {"SystemCallArchitectures", std::vector<std::string>{"native"}},
+        {"KillMode", std::string("control-group")},
+        {"CollectMode", std::string("inactive-or-failed")},
+        {"MemoryMax", limits.memory_max_bytes},
+        {"TasksMax", limits.tasks_max},
+        {"CPUQuotaPerSecUSec", std::uint64_t{limits.cpu_quota_percent} * kCpuQuotaUsecPerPercent},
+        {"RuntimeMaxUSec", limits.runtime_max_sec * kUsecPerSec},
+        {"WorkingDirectory", std::string("/")},
+        {"StandardInputFileDescriptor", StdioSlot::Input},
+        {"StandardOutputFileDescriptor", StdioSlot::Output},
+        {"StandardErrorFileDescriptor", StdioSlot::Error},
+        {"LogExtraFields", JournalFields{session_journal_fields(plan)}},
+        {"ExecStart", ExecCommand{host.launcher_path,
+                                  {host.launcher_path, "--claim", claim_token}}},
+    };
+}
+
+} // namespace
+
+std::string owner_root(const Config& config, const std::string& owner)
+{
+    return config.data_dir + "/native-runtime/" + owner;
+}
+
+std::vector<std::string> session_journal_fields(const SessionPlan& plan)
+{
+    std::vector<std::string> fields{"NATIVE_RUNTIME_OWNER=" + plan.owner, "NATIVE_RUNTIME_CHAT=" + plan.chat,
+                                    "NATIVE_RUNTIME_ADAPTER=" + plan.adapter};
+    if (!plan.job.empty()) {
+        fields.push_back("NATIVE_RUNTIME_JOB=" + plan.job);
+    }
+    return fields;
+}
+
+SessionPlan plan_session(const Config& config, const SessionRequest& request, const RunAsUser& user,
+                         const HostFacts& host, const std::string& claim_token)
+{
+    validate_ids(request);
+    const auto adapter_it = config.adapters.find(request.adapter);
+    if (adapter_it == config.adapters.end()) {
+        fail(ErrorKind::UnknownAdapter, "no adapter profile named " + request.adapter);
+    }
+    const auto& adapter = adapter_it->second;
+    if (user.uid == 0) {
+        fail(ErrorKind::AccessDenied, "sessions never run as root");
+    }
+
+    SessionPlan plan;
+    plan.owner = request.owner;
+    plan.chat = request.chat;
+    plan.job = request.job;
+    plan.adapter = request.adapter;
+    plan.user = user;
+    plan.unit_name = session_unit_name(request.owner, request.chat);
+    plan.slice = owner_slice_name(request.owner);
+
+    const auto root = owner_root(config, request.owner);
+    plan.home = root + "/home";
+    auto& dirs = plan.launch.dirs;
+    dirs.base = config.data_dir;
+    dirs.relative.push_back("native-runtime/" + request.owner + "/home");
+    plan.workspace = choose_workspace(config, request, root, dirs);
+
+    const auto agent_argv = resolve_agent_argv(adapter, request.argv);
+    plan.launch.environment =
+        build_session_environment(config, adapter, request.environment, user.name, plan.home);
+
+    SandboxLayout layout;
+    layout.read_only = config.read_only_paths;
+    layout.read_only.insert(layout.read_only.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
+    layout.read_write = {plan.home, plan.workspace};
+    layout.symlinks = host.root_symlinks;
+    layout.working_dir = plan.workspace;
+    layout.tmp_size_bytes = config.limits.tmp_size_bytes;
+    layout.network = adapter.network;
+    layout.nested_userns = adapter.nested_userns;
+    plan.launch.bwrap_argv = bwrap_argv(config.bwrap_path, layout, agent_argv);
+    plan.launch.seccomp = seccomp_policy_for(adapter);
+
+    plan.properties = unit_properties_for(config, plan, host, claim_token);
+    return plan;
+}
+
+} // namespace nr::core

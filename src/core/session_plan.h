@@ -1,0 +1,80 @@
+#pragma once
+// config + validated request -> everything needed to start one session:
+// the transient unit (non-secret, world-readable) and the launch spec the
+// launcher claims over the bus (may carry the adapter's credentials).
+
+#include <map>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "core/config.h"
+#include "core/sandbox_args.h"
+#include "core/seccomp_rules.h"
+#include "core/unit_properties.h"
+
+namespace nr::core {
+
+struct SessionRequest {
+    std::string owner;
+    std::string chat;
+    std::string job;
+    std::string adapter;
+    std::vector<std::string> argv;
+    std::string workspace;  // empty: the chat's default workspace in the owner tree
+    std::map<std::string, std::string> environment;
+};
+
+struct RunAsUser {
+    std::string name;
+    uid_t uid = 0;
+    gid_t gid = 0;
+};
+
+// Directories the launcher creates as the session user before exec, each
+// relative to `base` and walked component by component without following
+// symlinks.
+struct PrivateDirs {
+    std::string base;
+    std::vector<std::string> relative;
+};
+
+struct LaunchSpec {
+    std::vector<std::string> bwrap_argv;
+    std::vector<std::string> environment;
+    SeccompPolicy seccomp;
+    PrivateDirs dirs;
+};
+
+struct SessionPlan {
+    std::string unit_name;
+    std::string slice;
+    std::string owner;
+    std::string chat;
+    std::string job;
+    std::string adapter;
+    std::string home;
+    std::string workspace;
+    RunAsUser user;
+    UnitProperties properties;
+    LaunchSpec launch;
+};
+
+struct HostFacts {
+    std::string launcher_path;
+    std::vector<RootSymlink> root_symlinks;
+};
+
+// Where an owner's private tree lives: <data_dir>/native-runtime/<owner>.
+std::string owner_root(const Config& config, const std::string& owner);
+
+// Validates ids, adapter, argv, workspace (lexically) and environment, then
+// plans. `claim_token` is the non-secret reference the launcher presents.
+// Throws Error with a kind for each refusal.
+SessionPlan plan_session(const Config& config, const SessionRequest& request, const RunAsUser& user,
+                         const HostFacts& host, const std::string& claim_token);
+
+// The journal fields that tag a session (owner, chat, job, adapter).
+std::vector<std::string> session_journal_fields(const SessionPlan& plan);
+
+} // namespace nr::core

@@ -1,0 +1,30 @@
+#pragma once
+// Deterministic systemd names for sessions. The service name is a pure
+// function of (owner, chat), which makes systemd's own UnitExists refusal the
+// per-conversation lock: no second lock table can drift out of sync with it.
+
+#include <string>
+#include <string_view>
+
+namespace nr::core {
+
+inline constexpr std::string_view kTopSlice = "native-runtime.slice";
+inline constexpr std::string_view kUnitPrefix = "native-runtime-";
+
+// systemd's unit-name escaping (as `systemd-escape` without --path):
+// '/' becomes '-', [A-Za-z0-9:_.] stay (except a leading '.'), every other
+// byte becomes \xNN.
+std::string systemd_escape(std::string_view text);
+
+// native-runtime-<owner>.slice: a child of native-runtime.slice because a
+// dash in a slice name denotes nesting, and escaping removes dashes from ids.
+std::string owner_slice_name(std::string_view owner);
+
+// native-runtime-<owner>-<chat>.service
+std::string session_unit_name(std::string_view owner, std::string_view chat);
+
+// True for names this project could have produced; used to filter systemd
+// listings so operators' own units are never touched.
+bool is_session_unit_name(std::string_view unit);
+
+} // namespace nr::core

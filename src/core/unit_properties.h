@@ -1,0 +1,39 @@
+#pragma once
+// Transient unit properties as typed data. The adapter marshals them to the
+// a(sv) array of StartTransientUnit; the helper later reads the same names
+// back from systemd to confirm they were applied. Nothing secret may ever be
+// placed here: any local user can read a unit's properties.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace nr::core {
+
+struct ExecCommand {
+    std::string path;
+    std::vector<std::string> argv;
+};
+
+enum class StdioSlot { Input, Output, Error };
+
+// LogExtraFields is aay on the bus; each entry is FIELD=value.
+struct JournalFields {
+    std::vector<std::string> fields;
+};
+
+using PropertyValue =
+    std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, ExecCommand, StdioSlot, JournalFields>;
+
+struct UnitProperty {
+    std::string name;
+    PropertyValue value;
+};
+
+using UnitProperties = std::vector<UnitProperty>;
+
+// Returns the property or nullptr.
+const UnitProperty* find_property(const UnitProperties& properties, const std::string& name);
+
+} // namespace nr::core
