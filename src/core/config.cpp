@@ -35,15 +35,29 @@ public:
         if (!map.IsMap()) {
             error_at(map, where.empty() ? "<top>" : where, "expected a mapping");
         }
+        std::set<std::string> seen;
         for (const auto& entry : map) {
-            const auto key = entry.first.as<std::string>();
+            const auto key = key_of(entry.first, where);
             const auto full = where.empty() ? key : where + "." + key;
             const auto handler = handlers.find(key);
             if (handler == handlers.end()) {
                 error_at(entry.first, full, "unknown key");
             }
+            if (!seen.insert(key).second) {
+                error_at(entry.first, full, "duplicate key");
+            }
             handler->second(entry.second, full);
         }
+    }
+
+    // Mapping keys must be plain strings; a complex key ("? [a, b]") would
+    // otherwise escape as a yaml-cpp conversion error.
+    std::string key_of(const YAML::Node& key, const std::string& where) const
+    {
+        if (!key.IsScalar()) {
+            error_at(key, where.empty() ? "<top>" : where, "keys must be strings");
+        }
+        return key.Scalar();
     }
 
     std::string scalar(const YAML::Node& node, const std::string& key) const
@@ -187,26 +201,31 @@ void parse_limits(const ConfigReader& r, const YAML::Node& node, const std::stri
     }
 }
 
+// Runs after parsing succeeded, so every node looked up here exists; the
+// error points at the offending entry's own line.
 void check_grants_against_hidden(const ConfigReader& r, const YAML::Node& root, const Config& config)
 {
     auto hidden = config.hidden_paths;
     hidden.push_back(config.data_dir);
-    auto check = [&](const std::string& grant, const std::string& key) {
+    auto check = [&](const YAML::Node& node, const std::string& grant, const std::string& key) {
         for (const auto& absent : hidden) {
             if (paths_overlap(grant, absent)) {
-                r.error_at(root, key, "read-only grant " + grant + " overlaps the path " + absent +
+                r.error_at(node, key, "read-only grant " + grant + " overlaps the path " + absent +
                                           " that sessions must never see");
             }
         }
     };
-    for (const auto& path : config.read_only_paths) {
-        check(path, "sandbox.read_only_paths");
+    const auto sandbox_grants = root["sandbox"]["read_only_paths"];
+    for (std::size_t i = 0; i < config.read_only_paths.size(); ++i) {
+        check(sandbox_grants[i], config.read_only_paths[i], "sandbox.read_only_paths");
     }
     for (const auto& [name, profile] : config.adapters) {
-        for (const auto& path : profile.read_only_paths) {
-            check(path, "adapters." + name + ".read_only_paths");
+        const auto node = root["adapters"][name];
+        const auto grants = node["read_only_paths"];
+        for (std::size_t i = 0; i < profile.read_only_paths.size(); ++i) {
+            check(grants[i], profile.read_only_paths[i], "adapters." + name + ".read_only_paths");
         }
-        check(profile.executable, "adapters." + name + ".executable");
+        check(node["executable"], profile.executable, "adapters." + name + ".executable");
     }
 }
 
@@ -241,13 +260,18 @@ std::uint64_t parse_byte_size(std::string_view text)
 Config parse_config(std::string_view yaml_text, std::string_view source)
 {
     ConfigReader r(source);
-    YAML::Node root;
+    std::vector<YAML::Node> documents;
     try {
-        root = YAML::Load(std::string(yaml_text));
+        documents = YAML::LoadAll(std::string(yaml_text));
     } catch (const YAML::Exception& e) {
         fail(ErrorKind::ConfigInvalid, std::string(source) + ":" + std::to_string(e.mark.line + 1) +
                                            ": not valid YAML: " + e.msg);
     }
+    // A second document would otherwise be dropped without a word.
+    if (documents.size() > 1) {
+        r.error_at(documents[1], "<top>", "expected a single YAML document");
+    }
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
     Config config;
     config.source = std::string(source);
     bool has_data_dir = false;
@@ -295,11 +319,14 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                      r.error_at(n, k, "expected a mapping of adapter names to profiles");
                  }
                  for (const auto& entry : n) {
-                     const auto name = entry.first.as<std::string>();
+                     const auto name = r.key_of(entry.first, k);
                      try {
                          validate_id(IdKind::Adapter, name);
                      } catch (const Error& e) {
                          r.error_at(entry.first, k + "." + name, e.what());
+                     }
+                     if (config.adapters.contains(name)) {
+                         r.error_at(entry.first, k + "." + name, "duplicate key");
                      }
                      config.adapters[name] = parse_adapter(r, entry.second, k + "." + name, name);
                  }
@@ -318,7 +345,7 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
         r.error_at(root, "adapters", "at least one adapter profile is required");
     }
     if (config.data_dir == "/") {
-        r.error_at(root, "data_dir", "must not be /");
+        r.error_at(root["data_dir"], "data_dir", "must not be /");
     }
     check_grants_against_hidden(r, root, config);
     return config;

@@ -63,8 +63,8 @@ std::vector<std::string> resolve_agent_argv(const AdapterProfile& adapter, const
     return resolved;
 }
 
-std::string choose_workspace(const Config& config, const SessionRequest& request, const std::string& root,
-                             PrivateDirs& dirs)
+std::string choose_workspace(const Config& config, const AdapterProfile& adapter, const SessionRequest& request,
+                             const std::string& root, PrivateDirs& dirs)
 {
     if (request.workspace.empty()) {
         dirs.relative.push_back("native-runtime/" + request.owner + "/chats/" + request.chat + "/workspace");
@@ -82,7 +82,9 @@ std::string choose_workspace(const Config& config, const SessionRequest& request
                  "workspace " + request.workspace + " overlaps " + absent + ", which sessions must never see");
         }
     }
-    for (const auto& grant : config.read_only_paths) {
+    auto grants = config.read_only_paths;
+    grants.insert(grants.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
+    for (const auto& grant : grants) {
         if (path_is_within(grant, request.workspace)) {
             fail(ErrorKind::InvalidPath,
                  "workspace " + request.workspace + " contains the read-only path " + grant);
@@ -112,7 +114,11 @@ UnitProperties unit_properties_for(const Config& config, const SessionPlan& plan
         {"RestrictSUIDSGID", true},
         {"LockPersonality", true},
         {"RestrictRealtime", true},
-        {"ProtectKernelTunables", true},
+        // Not ProtectKernelTunables: bwrap --disable-userns writes
+        // /proc/sys/user/max_user_namespaces inside the new user namespace
+        // through the unit's /proc, and fails when it is read-only. The
+        // sandbox's own /proc/sys is read-only (bwrap) and the session has
+        // no capability that could write it.
         {"ProtectKernelModules", true},
         {"ProtectKernelLogs", true},
         {"ProtectControlGroups", true},
@@ -178,7 +184,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     auto& dirs = plan.launch.dirs;
     dirs.base = config.data_dir;
     dirs.relative.push_back("native-runtime/" + request.owner + "/home");
-    plan.workspace = choose_workspace(config, request, root, dirs);
+    plan.workspace = choose_workspace(config, adapter, request, root, dirs);
 
     const auto agent_argv = resolve_agent_argv(adapter, request.argv);
     plan.launch.environment =

@@ -63,8 +63,24 @@ bool is_session_unit_name(std::string_view unit)
     }
     const auto body = unit.substr(kUnitPrefix.size(), unit.size() - kUnitPrefix.size() - kSuffix.size());
     const auto dash = body.find('-');
-    return dash != std::string_view::npos && dash > 0 && dash + 1 < body.size() &&
-           body.find('-', dash + 1) == std::string_view::npos;
+    if (dash == std::string_view::npos || dash == 0 || dash + 1 == body.size() ||
+        body.find('-', dash + 1) != std::string_view::npos) {
+        return false;
+    }
+    // Both halves must be escaped ids: no '@' (a template instance), no
+    // leading '.', nothing outside the escape output's alphabet.
+    const auto is_escaped_part = [](std::string_view part) {
+        if (part.front() == '.') {
+            return false;
+        }
+        for (const char c : part) {
+            if (!keeps_as_is(c, false) && c != '\\') {
+                return false;
+            }
+        }
+        return true;
+    };
+    return is_escaped_part(body.substr(0, dash)) && is_escaped_part(body.substr(dash + 1));
 }
 
 } // namespace nr::core

@@ -1,0 +1,171 @@
+#include "ctl/commands.h"
+
+#include "core/unit_name.h"
+#include "ctl/exit_status.h"
+#include "dbus/native_runtime_proxy.h"
+#include "sys/systemd_manager.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+namespace nr::ctl {
+
+namespace {
+
+constexpr const char* kBusName = "org.metis.NativeRuntime1";
+constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
+constexpr int kWaitTickMs = 1000;
+
+struct Ended {
+    std::string result;
+    std::int32_t code = 0;
+    std::int32_t status = 0;
+};
+
+class ManagerProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Manager_proxy> {
+public:
+    ManagerProxy(sdbus::IConnection& connection, std::string watched_unit)
+        : ProxyInterfaces(connection, kBusName, kObjectPath), watched_unit_(std::move(watched_unit))
+    {
+        registerProxy();
+    }
+    ~ManagerProxy() { unregisterProxy(); }
+    ManagerProxy(const ManagerProxy&) = delete;
+    ManagerProxy& operator=(const ManagerProxy&) = delete;
+    ManagerProxy(ManagerProxy&&) = delete;
+    ManagerProxy& operator=(ManagerProxy&&) = delete;
+
+    [[nodiscard]] const std::optional<Ended>& ended() const { return ended_; }
+
+private:
+    void onSessionEnded(const std::string& unit, const std::string& /*owner*/, const std::string& /*chat*/,
+                        const std::string& /*job*/, const std::string& result, const int32_t& code,
+                        const int32_t& status) override
+    {
+        if (unit == watched_unit_) {
+            ended_ = Ended{result, code, status};
+        }
+    }
+
+    std::string watched_unit_;
+    std::optional<Ended> ended_;
+};
+
+int report(const sdbus::Error& error)
+{
+    std::cerr << "native-runtimectl: " << error.getName() << ": " << error.getMessage() << '\n';
+    const auto& name = error.getName();
+    if (name.rfind("org.metis.NativeRuntime1.Error.", 0) == 0) {
+        return kExitRefused;
+    }
+    return kExitUnavailable;
+}
+
+std::map<std::string, std::string> environment_from(const std::vector<std::string>& items)
+{
+    std::map<std::string, std::string> env;
+    for (const auto& item : items) {
+        const auto eq = item.find('=');
+        if (eq != std::string::npos) {
+            env[item.substr(0, eq)] = item.substr(eq + 1);
+            continue;
+        }
+        // NAME alone copies the value from our environment, which keeps
+        // secrets off this process's argv.
+        const char* value = std::getenv(item.c_str());
+        if (value == nullptr) {
+            throw std::invalid_argument("--env " + item + ": not set in the environment");
+        }
+        env[item] = value;
+    }
+    return env;
+}
+
+int termination_signal_fd()
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, nullptr);
+    return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+} // namespace
+
+int run_session(const RunOptions& options)
+{
+    try {
+        const auto env = environment_from(options.env);
+        auto connection = sdbus::createSystemBusConnection();
+        const auto unit = core::session_unit_name(options.owner, options.chat);
+        // Subscribe before starting, so even an instant exit is not missed.
+        ManagerProxy manager(*connection, unit);
+        const int sigfd = termination_signal_fd();
+        manager.StartSession(options.owner, options.chat, options.job, options.adapter, options.command,
+                             options.workspace, env, options.run_as, sdbus::UnixFd(STDIN_FILENO),
+                             sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO));
+        sys::SystemdManager systemd(*connection);
+        bool stop_requested = false;
+        while (!manager.ended()) {
+            while (connection->processPendingRequest() && !manager.ended()) {
+            }
+            if (manager.ended()) {
+                break;
+            }
+            const auto poll_data = connection->getEventLoopPollData();
+            std::array<pollfd, 2> fds{pollfd{poll_data.fd, poll_data.events, 0}, pollfd{sigfd, POLLIN, 0}};
+            const int timeout = poll_data.getPollTimeout();
+            poll(fds.data(), fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
+            if ((fds[1].revents & POLLIN) != 0 && !stop_requested) {
+                signalfd_siginfo info{};
+                (void)read(sigfd, &info, sizeof info);
+                stop_requested = true;
+                manager.StopSession(options.owner, options.chat);
+            }
+            if (!systemd.unit_path(unit)) {
+                // The GetUnit call may have queued the end signal without
+                // dispatching it; only a unit that is gone with no end
+                // reported means the helper holding it died.
+                while (connection->processPendingRequest() && !manager.ended()) {
+                }
+                if (!manager.ended()) {
+                    std::cerr << "native-runtimectl: the session ended but its result was lost\n";
+                    return session_exit_status("unknown", 0, 0);
+                }
+            }
+        }
+        close(sigfd);
+        const auto& end = *manager.ended();
+        return session_exit_status(end.result, end.code, end.status);
+    } catch (const sdbus::Error& e) {
+        return report(e);
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "native-runtimectl: " << e.what() << '\n';
+        return kExitUsage;
+    }
+}
+
+int stop_session(const std::string& owner, const std::string& chat)
+{
+    try {
+        auto connection = sdbus::createSystemBusConnection();
+        ManagerProxy manager(*connection, "");
+        manager.StopSession(owner, chat);
+        return 0;
+    } catch (const sdbus::Error& e) {
+        return report(e);
+    }
+}
+
+} // namespace nr::ctl

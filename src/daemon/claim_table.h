@@ -1,0 +1,47 @@
+#pragma once
+// Launch specs waiting for their launcher. A spec may hold the adapter's
+// credentials, so it lives only in the helper's memory (never in a unit
+// property, argv or file) and is handed out once, to a process that runs in
+// the session's own unit as the session's user.
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+
+#include "core/session_plan.h"
+
+namespace nr::daemon {
+
+struct PendingLaunch {
+    std::string unit_name;
+    uid_t uid = 0;
+    core::LaunchSpec spec;
+    std::chrono::steady_clock::time_point deadline;
+};
+
+class ClaimTable {
+public:
+    // Returns a fresh random token (128 bits, hex).
+    static std::string new_token();
+
+    void add(const std::string& token, PendingLaunch launch);
+    void remove(const std::string& token);
+    void remove_unit(const std::string& unit_name);
+
+    // Hands out the spec once, when `caller_unit` and `caller_uid` match.
+    // The token is visible in ExecStart= to every local user, so a mismatched
+    // claim leaves the entry in place: a stranger can neither read the spec
+    // nor burn it.
+    std::optional<core::LaunchSpec> claim(const std::string& token, const std::string& caller_unit,
+                                          uid_t caller_uid);
+
+    void drop_expired(std::chrono::steady_clock::time_point now);
+    [[nodiscard]] bool empty() const { return pending_.empty(); }
+
+private:
+    std::map<std::string, PendingLaunch> pending_;
+};
+
+} // namespace nr::daemon

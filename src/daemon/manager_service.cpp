@@ -1,0 +1,263 @@
+#include "daemon/manager_service.h"
+
+#include "core/caller_policy.h"
+#include "core/error.h"
+#include "core/ids.h"
+#include "core/session_plan.h"
+#include "core/unit_name.h"
+#include "daemon/bus_errors.h"
+#include "sys/host_facts.h"
+#include "sys/identity.h"
+#include "sys/safe_dirs.h"
+
+#include <systemd/sd-journal.h>
+#include <systemd/sd-login.h>
+
+#include <cstdlib>
+
+namespace nr::daemon {
+
+namespace {
+
+using core::ErrorKind;
+using core::fail;
+
+constexpr auto kClaimDeadline = std::chrono::seconds(120);
+
+// Runs a handler body and turns core errors into typed D-Bus errors.
+template <typename Body> auto typed_errors(Body&& body) -> decltype(body())
+{
+    try {
+        return body();
+    } catch (const core::Error& e) {
+        throw to_bus_error(e);
+    }
+}
+
+std::string unit_of_pid(pid_t pid)
+{
+    char* unit = nullptr;
+    if (sd_pid_get_unit(pid, &unit) < 0 || unit == nullptr) {
+        return {};
+    }
+    std::string out(unit);
+    std::free(unit); // NOLINT(cppcoreguidelines-no-malloc): owned by libsystemd
+    return out;
+}
+
+std::string journal_value(const std::vector<std::vector<std::uint8_t>>& fields, const std::string& name)
+{
+    const auto prefix = name + "=";
+    for (const auto& raw : fields) {
+        const std::string field(raw.begin(), raw.end());
+        if (field.starts_with(prefix)) {
+            return field.substr(prefix.size());
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path)
+    : AdaptorInterfaces(connection, kObjectPath), connection_(connection), config_(std::move(config)),
+      launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection),
+      last_activity_(std::chrono::steady_clock::now())
+{
+    systemd_.subscribe();
+    registerAdaptor();
+}
+
+ManagerService::~ManagerService() { unregisterAdaptor(); }
+
+uid_t ManagerService::caller_uid() const
+{
+    const auto* message = getObject().getCurrentlyProcessedMessage();
+    if (message == nullptr) {
+        fail(ErrorKind::AccessDenied, "no caller credentials");
+    }
+    return message->getCredsUid();
+}
+
+pid_t ManagerService::caller_pid() const
+{
+    const auto* message = getObject().getCurrentlyProcessedMessage();
+    if (message == nullptr) {
+        fail(ErrorKind::AccessDenied, "no caller credentials");
+    }
+    return message->getCredsPid();
+}
+
+void ManagerService::touch() { last_activity_ = std::chrono::steady_clock::now(); }
+
+std::tuple<std::string, sdbus::ObjectPath> ManagerService::StartSession(
+    const std::string& owner, const std::string& chat, const std::string& job, const std::string& adapter,
+    const std::vector<std::string>& argv, const std::string& workspace,
+    const std::map<std::string, std::string>& environment, const std::string& run_as_user,
+    const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd)
+{
+    touch();
+    return typed_errors([&] {
+        // parse + validate: ids first, so nothing below sees a hostile name.
+        core::SessionRequest request{owner, chat, job, adapter, argv, workspace, environment};
+        core::validate_id(core::IdKind::Owner, owner);
+        core::validate_id(core::IdKind::Chat, chat);
+
+        // authorize: identity from the bus credentials, never the payload.
+        const auto caller = sys::lookup_caller(caller_uid());
+        const auto run_as_name = core::decide_run_as_user(config_.callers, caller, run_as_user);
+        const auto user = sys::lookup_user(run_as_name);
+        if (!user) {
+            fail(ErrorKind::AccessDenied, "run-as user " + run_as_name + " does not exist");
+        }
+
+        const auto token = ClaimTable::new_token();
+        auto plan = core::plan_session(config_, request, *user, sys::observe_host(launcher_path_), token);
+        if (!workspace.empty()) {
+            sys::check_workspace(plan.workspace, user->uid);
+        }
+
+        // act: register the spec before the unit exists so the launcher can
+        // never race ahead of it; withdraw it if systemd refuses.
+        claims_.add(token, PendingLaunch{plan.unit_name, user->uid, plan.launch,
+                                         std::chrono::steady_clock::now() + kClaimDeadline});
+        try {
+            systemd_.start_transient(plan.unit_name, plan.properties, {stdin_fd, stdout_fd, stderr_fd});
+        } catch (...) {
+            claims_.remove(token);
+            throw;
+        }
+        const auto path = systemd_.unit_path(plan.unit_name);
+        if (!path) {
+            claims_.remove(token);
+            fail(ErrorKind::SystemdFailure, "unit " + plan.unit_name + " vanished right after it was started");
+        }
+        sessions_.track(plan.unit_name, *path, owner, chat, job);
+        // The unit may already have stopped before the watch existed;
+        // housekeeping confirms with systemd before reporting.
+        sessions_.mark_finished(plan.unit_name);
+        sd_journal_send("MESSAGE=started session %s for uid %u", plan.unit_name.c_str(), user->uid,
+                        "NATIVE_RUNTIME_OWNER=%s", owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), nullptr);
+        return std::make_tuple(plan.unit_name, *path);
+    });
+}
+
+void ManagerService::StopSession(const std::string& owner, const std::string& chat)
+{
+    touch();
+    typed_errors([&] {
+        core::validate_id(core::IdKind::Owner, owner);
+        core::validate_id(core::IdKind::Chat, chat);
+        const auto unit = core::session_unit_name(owner, chat);
+        const auto path = systemd_.unit_path(unit);
+        if (!path) {
+            fail(ErrorKind::NoSuchSession, "no session for owner " + owner + " and chat " + chat);
+        }
+        const auto user = systemd_.unit_property(*path, sys::kServiceInterface, "User").get<std::string>();
+        const auto caller = caller_uid();
+        if (!core::may_manage_session(caller, static_cast<uid_t>(std::strtoul(user.c_str(), nullptr, 10))) ||
+            user.empty()) {
+            fail(ErrorKind::AccessDenied, "the session belongs to another user");
+        }
+        systemd_.stop(unit);
+    });
+}
+
+std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<sdbus::Struct<std::string, int32_t>>,
+           bool, std::string, std::vector<std::string>>
+ManagerService::Claim(const std::string& token)
+{
+    touch();
+    return typed_errors([&] {
+        const auto unit = unit_of_pid(caller_pid());
+        auto spec = claims_.claim(token, unit, caller_uid());
+        if (!spec) {
+            sd_journal_send("MESSAGE=refused a launch claim from pid %d (unit '%s', uid %u)",
+                            static_cast<int>(caller_pid()), unit.c_str(), caller_uid(), nullptr);
+            fail(ErrorKind::AccessDenied, "no launch is waiting for this caller");
+        }
+        std::vector<sdbus::Struct<std::string, int32_t>> rules;
+        for (const auto& rule : spec->seccomp.denied) {
+            rules.emplace_back(rule.name, rule.errno_value);
+        }
+        return std::make_tuple(spec->bwrap_argv, spec->environment, rules, spec->seccomp.kill_foreign_abis,
+                               spec->dirs.base, spec->dirs.relative);
+    });
+}
+
+void ManagerService::adopt_running_sessions()
+{
+    for (const auto& unit : systemd_.list_units({std::string(core::kUnitPrefix) + "*.service"})) {
+        if (!core::is_session_unit_name(unit.name) || sessions_.contains(unit.name)) {
+            continue;
+        }
+        const auto fields = systemd_.unit_property(unit.path, sys::kServiceInterface, "LogExtraFields")
+                                .get<std::vector<std::vector<std::uint8_t>>>();
+        const auto owner = journal_value(fields, "NATIVE_RUNTIME_OWNER");
+        const auto chat = journal_value(fields, "NATIVE_RUNTIME_CHAT");
+        if (core::session_unit_name(owner, chat) != unit.name) {
+            continue;  // not one of ours, whatever its name says
+        }
+        // Hold the unit like AddRef= did for the instance that started it,
+        // so its result survives until it has been reported.
+        systemd_.ref(unit.path);
+        sessions_.track(unit.name, unit.path, owner, chat, journal_value(fields, "NATIVE_RUNTIME_JOB"));
+        if (is_stopped_state(unit.active_state)) {
+            sessions_.mark_finished(unit.name);
+        }
+    }
+}
+
+bool ManagerService::has_ended(const sdbus::ObjectPath& path)
+{
+    try {
+        const auto state = systemd_.unit_property(path, sys::kUnitInterface, "ActiveState").get<std::string>();
+        const auto left_inactive =
+            systemd_.unit_property(path, sys::kUnitInterface, "InactiveExitTimestampMonotonic").get<std::uint64_t>();
+        return is_stopped_state(state) && (left_inactive != 0 || state == "failed");
+    } catch (const core::Error&) {
+        return true;  // the unit is gone: nothing more will happen to it
+    }
+}
+
+void ManagerService::report_end(const TrackedSession& session)
+{
+    sys::UnitEnd end;
+    try {
+        end = systemd_.read_end(session.path);
+    } catch (const core::Error&) {
+        end.result = "unknown";
+    }
+    claims_.remove_unit(session.unit);
+    emitSessionEnded(session.unit, session.owner, session.chat, session.job, end.result, end.code, end.status);
+    systemd_.unref(session.path);
+}
+
+void ManagerService::housekeeping()
+{
+    for (const auto& unit : sessions_.take_candidates()) {
+        if (!sessions_.contains(unit)) {
+            continue;
+        }
+        const auto session = sessions_.release(unit);
+        if (!has_ended(session.path)) {
+            sessions_.track(session.unit, session.path, session.owner, session.chat, session.job);
+            continue;
+        }
+        report_end(session);
+        touch();
+    }
+    claims_.drop_expired(std::chrono::steady_clock::now());
+}
+
+bool ManagerService::idle(std::chrono::steady_clock::time_point now) const
+{
+    return sessions_.empty() && claims_.empty() && now - last_activity_ >= idle_timeout();
+}
+
+std::chrono::milliseconds ManagerService::idle_timeout() const
+{
+    return std::chrono::seconds(config_.idle_timeout_sec);
+}
+
+} // namespace nr::daemon

@@ -1,0 +1,66 @@
+#pragma once
+// The helper's D-Bus object. Each handler follows the same order: parse,
+// validate, authorize, act, emit, reply; every refusal is a typed error.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <chrono>
+
+#include "core/config.h"
+#include "daemon/claim_table.h"
+#include "daemon/session_registry.h"
+#include "dbus/native_runtime_adaptor.h"
+#include "sys/systemd_manager.h"
+
+namespace nr::daemon {
+
+class ManagerService final
+    : public sdbus::AdaptorInterfaces<org::metis::NativeRuntime1::Manager_adaptor,
+                                      org::metis::NativeRuntime1::Launcher_adaptor> {
+public:
+    ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path);
+    ~ManagerService();
+    ManagerService(const ManagerService&) = delete;
+    ManagerService& operator=(const ManagerService&) = delete;
+    ManagerService(ManagerService&&) = delete;
+    ManagerService& operator=(ManagerService&&) = delete;
+
+    // Re-attaches to sessions a previous helper instance started.
+    void adopt_running_sessions();
+
+    // Reports sessions whose unit stopped and drops expired claims; called by
+    // the event loop between dispatches.
+    void housekeeping();
+
+    // True when nothing would be lost by exiting: no session to report on,
+    // no launch spec waiting, no request for idle_timeout_sec.
+    [[nodiscard]] bool idle(std::chrono::steady_clock::time_point now) const;
+    [[nodiscard]] std::chrono::milliseconds idle_timeout() const;
+
+private:
+    std::tuple<std::string, sdbus::ObjectPath> StartSession(
+        const std::string& owner, const std::string& chat, const std::string& job, const std::string& adapter,
+        const std::vector<std::string>& argv, const std::string& workspace,
+        const std::map<std::string, std::string>& environment, const std::string& run_as_user,
+        const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd) override;
+    void StopSession(const std::string& owner, const std::string& chat) override;
+    std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<sdbus::Struct<std::string, int32_t>>,
+               bool, std::string, std::vector<std::string>>
+    Claim(const std::string& token) override;
+
+    [[nodiscard]] uid_t caller_uid() const;
+    [[nodiscard]] pid_t caller_pid() const;
+    void touch();
+    void report_end(const TrackedSession& session);
+    bool has_ended(const sdbus::ObjectPath& path);
+
+    sdbus::IConnection& connection_;
+    core::Config config_;
+    std::string launcher_path_;
+    sys::SystemdManager systemd_;
+    ClaimTable claims_;
+    SessionRegistry sessions_;
+    std::chrono::steady_clock::time_point last_activity_;
+};
+
+} // namespace nr::daemon

@@ -1,0 +1,53 @@
+#pragma once
+// The sessions this helper instance reports on. systemd stays the source of
+// truth: a restarted helper rebuilds this table from the running units
+// (adopt) instead of from any state of its own.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+namespace nr::daemon {
+
+struct TrackedSession {
+    std::string unit;
+    sdbus::ObjectPath path;
+    std::string owner;
+    std::string chat;
+    std::string job;
+    std::unique_ptr<sdbus::IProxy> watch;
+};
+
+class SessionRegistry {
+public:
+    explicit SessionRegistry(sdbus::IConnection& connection) : connection_(connection) {}
+
+    // Watches the unit's ActiveState; once it is inactive or failed the unit
+    // is queued for `take_finished`.
+    void track(const std::string& unit, const sdbus::ObjectPath& path, const std::string& owner,
+               const std::string& chat, const std::string& job);
+    void forget(const std::string& unit);
+    void mark_finished(const std::string& unit);
+
+    // Units that reported a stopped state since the last call. A unit whose
+    // start job is still queued is also "inactive", so the caller confirms
+    // each candidate with systemd before calling `release`.
+    std::vector<std::string> take_candidates();
+    TrackedSession release(const std::string& unit);
+
+    [[nodiscard]] bool empty() const { return sessions_.empty(); }
+    [[nodiscard]] bool contains(const std::string& unit) const { return sessions_.count(unit) != 0; }
+
+private:
+    sdbus::IConnection& connection_;
+    std::map<std::string, TrackedSession> sessions_;
+    std::set<std::string> finished_;
+};
+
+bool is_stopped_state(const std::string& active_state);
+
+} // namespace nr::daemon

@@ -1,0 +1,106 @@
+#include "launcher/launch_steps.h"
+
+#include "core/error.h"
+#include "dbus/native_runtime_proxy.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace nr::launcher {
+
+namespace {
+
+using core::ErrorKind;
+using core::fail;
+
+class LauncherProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Launcher_proxy> {
+public:
+    explicit LauncherProxy(sdbus::IConnection& connection)
+        : ProxyInterfaces(connection, "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1")
+    {
+        registerProxy();
+    }
+    ~LauncherProxy() { unregisterProxy(); }
+    LauncherProxy(const LauncherProxy&) = delete;
+    LauncherProxy& operator=(const LauncherProxy&) = delete;
+    LauncherProxy(LauncherProxy&&) = delete;
+    LauncherProxy& operator=(LauncherProxy&&) = delete;
+};
+
+std::vector<char*> c_strings(const std::vector<std::string>& items)
+{
+    std::vector<char*> out;
+    out.reserve(items.size() + 1);
+    for (const auto& item : items) {
+        out.push_back(const_cast<char*>(item.c_str())); // NOLINT(cppcoreguidelines-pro-type-const-cast): execve ABI
+    }
+    out.push_back(nullptr);
+    return out;
+}
+
+} // namespace
+
+void close_inherited_fds()
+{
+    if (syscall(SYS_close_range, 3U, UINT_MAX, 0U) != 0) {
+        fail(ErrorKind::LaunchFailed, std::string("close_range: ") + std::strerror(errno));
+    }
+}
+
+core::LaunchSpec claim_launch_spec(const std::string& token)
+{
+    try {
+        auto connection = sdbus::createSystemBusConnection();
+        LauncherProxy proxy(*connection);
+        const auto [argv, env, rules, kill_foreign, base, dirs] = proxy.Claim(token);
+        core::LaunchSpec spec;
+        spec.bwrap_argv = argv;
+        spec.environment = env;
+        for (const auto& rule : rules) {
+            spec.seccomp.denied.push_back({rule.get<0>(), rule.get<1>()});
+        }
+        spec.seccomp.kill_foreign_abis = kill_foreign;
+        spec.dirs = {base, dirs};
+        return spec;
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::LaunchFailed, "claiming the launch spec failed: " + e.getName() + ": " + e.getMessage());
+    }
+}
+
+void check_trusted_binary(const std::string& path)
+{
+    struct stat st {};
+    if (path.empty() || path.front() != '/' || lstat(path.c_str(), &st) != 0) {
+        fail(ErrorKind::LaunchFailed, "bubblewrap is missing at " + path);
+    }
+    if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        fail(ErrorKind::LaunchFailed, path + " is not a root-owned regular file writable only by root");
+    }
+}
+
+std::vector<std::string> with_seccomp_fd(std::vector<std::string> bwrap_argv, int fd)
+{
+    if (bwrap_argv.empty()) {
+        fail(ErrorKind::LaunchFailed, "empty sandbox command");
+    }
+    bwrap_argv.insert(bwrap_argv.begin() + 1, {"--seccomp", std::to_string(fd)});
+    return bwrap_argv;
+}
+
+void exec_sandbox(const std::vector<std::string>& argv, const std::vector<std::string>& env)
+{
+    auto c_argv = c_strings(argv);
+    auto c_env = c_strings(env);
+    execve(c_argv.front(), c_argv.data(), c_env.data());
+    fail(ErrorKind::LaunchFailed, "exec " + argv.front() + ": " + std::strerror(errno));
+}
+
+} // namespace nr::launcher

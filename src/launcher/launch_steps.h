@@ -1,0 +1,29 @@
+#pragma once
+// The launcher's mechanisms, each a small step so main() reads as the
+// sequence it performs. Any failing step throws: the launcher never execs
+// bwrap without the full spec and the seccomp filter.
+
+#include <string>
+#include <vector>
+
+#include "core/session_plan.h"
+#include "sys/unique_fd.h"
+
+namespace nr::launcher {
+
+// Closes every descriptor above stderr that the unit might have inherited.
+void close_inherited_fds();
+
+// Fetches the launch spec for `token` from the helper over the system bus.
+core::LaunchSpec claim_launch_spec(const std::string& token);
+
+// bwrap must be a root-owned regular file nobody else can write.
+void check_trusted_binary(const std::string& path);
+
+// Inserts --seccomp FD after argv[0] and returns NULL-terminated views.
+std::vector<std::string> with_seccomp_fd(std::vector<std::string> bwrap_argv, int fd);
+
+// execve; returns only on failure (throws).
+[[noreturn]] void exec_sandbox(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+
+} // namespace nr::launcher

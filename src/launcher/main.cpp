@@ -1,0 +1,54 @@
+// native-runtime-launch: runs as ExecStart= of a session unit, as the
+// session user. It takes its spec from the helper (never from argv or the
+// unit environment, both world-readable), prepares the owner's private
+// directories, and becomes bwrap with the seccomp filter attached.
+
+#include "core/error.h"
+#include "launcher/launch_steps.h"
+#include "sys/safe_dirs.h"
+#include "sys/seccomp_filter.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+
+namespace {
+
+constexpr int kLaunchFailedStatus = 125;
+
+std::string token_from_args(int argc, char** argv)
+{
+    if (argc != 3 || std::strcmp(argv[1], "--claim") != 0) {
+        nr::core::fail(nr::core::ErrorKind::LaunchFailed, "usage: native-runtime-launch --claim TOKEN");
+    }
+    return argv[2];
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        nr::launcher::close_inherited_fds();
+        // The spec may carry credentials: keep other processes of this uid
+        // from reading our memory until exec replaces it.
+        prctl(PR_SET_DUMPABLE, 0);
+        const auto spec = nr::launcher::claim_launch_spec(token_from_args(argc, argv));
+        nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
+        nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
+        auto filter = nr::sys::export_seccomp_filter(spec.seccomp);
+        // bwrap must inherit this one descriptor; everything else is CLOEXEC.
+        if (fcntl(filter.get(), F_SETFD, 0) != 0) {
+            nr::core::fail(nr::core::ErrorKind::LaunchFailed, "cannot pass the seccomp descriptor to bwrap");
+        }
+        nr::launcher::exec_sandbox(nr::launcher::with_seccomp_fd(spec.bwrap_argv, filter.get()), spec.environment);
+    } catch (const nr::core::Error& e) {
+        std::cerr << "native-runtime-launch: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';
+    } catch (const std::exception& e) {
+        std::cerr << "native-runtime-launch: LaunchFailed: " << e.what() << '\n';
+    }
+    return kLaunchFailedStatus;
+}

@@ -1,0 +1,29 @@
+#pragma once
+// Directory checks that never follow symlinks. Paths are walked from "/" one
+// component at a time with O_PATH|O_NOFOLLOW|O_DIRECTORY on the previous
+// component's fd, so a symlink anywhere on the way is refused instead of
+// being resolved by the kernel on our behalf.
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "sys/unique_fd.h"
+
+namespace nr::sys {
+
+// Opens `path` (absolute, canonical) as an O_PATH directory fd. Every
+// ancestor must be a real directory that is owned by root or `owner_uid` and
+// is not group/world-writable unless sticky. Throws core::Error(InvalidPath).
+UniqueFd open_directory_no_symlinks(const std::string& path, uid_t owner_uid);
+
+// The workspace a request names: a directory reachable without symlinks,
+// owned by `uid`, not writable by group or others. Throws InvalidPath.
+void check_workspace(const std::string& path, uid_t uid);
+
+// Creates base/relative[i] component by component as the calling user with
+// mode 0700. Existing components must be directories owned by the caller and
+// not writable by group or others. Throws InvalidPath.
+void ensure_private_dirs(const std::string& base, const std::vector<std::string>& relative);
+
+} // namespace nr::sys

@@ -1,0 +1,181 @@
+#include "sys/systemd_manager.h"
+
+#include "core/error.h"
+
+namespace nr::sys {
+
+namespace {
+
+using core::ErrorKind;
+using core::fail;
+
+using PropertyList = std::vector<sdbus::Struct<std::string, sdbus::Variant>>;
+using ExecList = std::vector<sdbus::Struct<std::string, std::vector<std::string>, bool>>;
+
+struct VariantOf {
+    const std::array<sdbus::UnixFd, 3>& stdio;
+
+    sdbus::Variant operator()(bool v) const { return sdbus::Variant(v); }
+    sdbus::Variant operator()(std::uint64_t v) const { return sdbus::Variant(v); }
+    sdbus::Variant operator()(const std::string& v) const { return sdbus::Variant(v); }
+    sdbus::Variant operator()(const std::vector<std::string>& v) const { return sdbus::Variant(v); }
+    sdbus::Variant operator()(const core::ExecCommand& v) const
+    {
+        return sdbus::Variant(ExecList{{v.path, v.argv, false}});
+    }
+    sdbus::Variant operator()(core::StdioSlot slot) const
+    {
+        return sdbus::Variant(stdio.at(static_cast<std::size_t>(slot)));
+    }
+    sdbus::Variant operator()(const core::JournalFields& v) const
+    {
+        std::vector<std::vector<std::uint8_t>> fields;
+        fields.reserve(v.fields.size());
+        for (const auto& field : v.fields) {
+            fields.emplace_back(field.begin(), field.end());
+        }
+        return sdbus::Variant(fields);
+    }
+};
+
+} // namespace
+
+SystemdManager::SystemdManager(sdbus::IConnection& connection)
+    : connection_(connection), manager_(sdbus::createProxy(connection, kSystemdService, kSystemdPath))
+{
+    manager_->finishRegistration();
+}
+
+void SystemdManager::start_transient(const std::string& name, const core::UnitProperties& properties,
+                                     const std::array<sdbus::UnixFd, 3>& stdio)
+{
+    PropertyList list;
+    list.reserve(properties.size() + 1);
+    for (const auto& property : properties) {
+        list.emplace_back(property.name, std::visit(VariantOf{stdio}, property.value));
+    }
+    // Keeps the unit loaded after it stops until the helper read its result
+    // and called Unref; without it CollectMode would drop the exit status.
+    list.emplace_back("AddRef", sdbus::Variant(true));
+    const std::vector<sdbus::Struct<std::string, PropertyList>> aux;
+    sdbus::ObjectPath job;
+    try {
+        manager_->callMethod("StartTransientUnit")
+            .onInterface(kManagerInterface)
+            .withArguments(name, std::string("fail"), list, aux)
+            .storeResultsTo(job);
+    } catch (const sdbus::Error& e) {
+        if (e.getName() == "org.freedesktop.systemd1.UnitExists") {
+            fail(ErrorKind::SessionBusy, "a session for this owner and chat is already running (" + name + ")");
+        }
+        fail(ErrorKind::SystemdFailure, "systemd refused to start " + name + ": " + e.getMessage());
+    }
+}
+
+void SystemdManager::stop(const std::string& name)
+{
+    sdbus::ObjectPath job;
+    try {
+        manager_->callMethod("StopUnit")
+            .onInterface(kManagerInterface)
+            .withArguments(name, std::string("replace"))
+            .storeResultsTo(job);
+    } catch (const sdbus::Error& e) {
+        if (e.getName() == "org.freedesktop.systemd1.NoSuchUnit") {
+            fail(ErrorKind::NoSuchSession, "no session unit " + name);
+        }
+        fail(ErrorKind::SystemdFailure, "systemd refused to stop " + name + ": " + e.getMessage());
+    }
+}
+
+std::optional<sdbus::ObjectPath> SystemdManager::unit_path(const std::string& name)
+{
+    sdbus::ObjectPath path;
+    try {
+        manager_->callMethod("GetUnit").onInterface(kManagerInterface).withArguments(name).storeResultsTo(path);
+    } catch (const sdbus::Error& e) {
+        if (e.getName() == "org.freedesktop.systemd1.NoSuchUnit") {
+            return std::nullopt;
+        }
+        fail(ErrorKind::SystemdFailure, "GetUnit " + name + ": " + e.getMessage());
+    }
+    return path;
+}
+
+void SystemdManager::ref(const sdbus::ObjectPath& unit_path)
+{
+    auto unit = sdbus::createProxy(connection_, kSystemdService, unit_path);
+    unit->finishRegistration();
+    try {
+        unit->callMethod("Ref").onInterface(kUnitInterface);
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "Ref " + std::string(unit_path) + ": " + e.getMessage());
+    }
+}
+
+void SystemdManager::unref(const sdbus::ObjectPath& unit_path)
+{
+    auto unit = sdbus::createProxy(connection_, kSystemdService, unit_path);
+    unit->finishRegistration();
+    try {
+        unit->callMethod("Unref").onInterface(kUnitInterface);
+    } catch (const sdbus::Error&) {
+        // Already collected: nothing left to release.
+    }
+}
+
+void SystemdManager::subscribe()
+{
+    try {
+        manager_->callMethod("Subscribe").onInterface(kManagerInterface);
+    } catch (const sdbus::Error& e) {
+        // systemd answers AlreadySubscribed for a second call on one connection.
+        if (e.getName() != "org.freedesktop.systemd1.AlreadySubscribed") {
+            fail(ErrorKind::SystemdFailure, "Subscribe: " + e.getMessage());
+        }
+    }
+}
+
+std::vector<ListedUnit> SystemdManager::list_units(const std::vector<std::string>& patterns)
+{
+    using Row = sdbus::Struct<std::string, std::string, std::string, std::string, std::string, std::string,
+                              sdbus::ObjectPath, std::uint32_t, std::string, sdbus::ObjectPath>;
+    std::vector<Row> rows;
+    try {
+        manager_->callMethod("ListUnitsByPatterns")
+            .onInterface(kManagerInterface)
+            .withArguments(std::vector<std::string>{}, patterns)
+            .storeResultsTo(rows);
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "ListUnitsByPatterns: " + e.getMessage());
+    }
+    std::vector<ListedUnit> out;
+    out.reserve(rows.size());
+    for (const auto& row : rows) {
+        out.push_back({row.get<0>(), row.get<1>(), row.get<3>(), row.get<4>(), row.get<6>()});
+    }
+    return out;
+}
+
+sdbus::Variant SystemdManager::unit_property(const sdbus::ObjectPath& path, const std::string& interface,
+                                             const std::string& name)
+{
+    auto unit = sdbus::createProxy(connection_, kSystemdService, path);
+    unit->finishRegistration();
+    try {
+        return unit->getProperty(name).onInterface(interface);
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "reading " + name + " of " + std::string(path) + ": " + e.getMessage());
+    }
+}
+
+UnitEnd SystemdManager::read_end(const sdbus::ObjectPath& path)
+{
+    UnitEnd end;
+    end.result = unit_property(path, kServiceInterface, "Result").get<std::string>();
+    end.code = unit_property(path, kServiceInterface, "ExecMainCode").get<std::int32_t>();
+    end.status = unit_property(path, kServiceInterface, "ExecMainStatus").get<std::int32_t>();
+    return end;
+}
+
+} // namespace nr::sys

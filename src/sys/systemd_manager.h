@@ -1,0 +1,74 @@
+#pragma once
+// Thin client for the parts of org.freedesktop.systemd1 the helper and CLI
+// use. Property values are marshalled from the core's typed list; nothing
+// here decides policy.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/unit_properties.h"
+
+namespace nr::sys {
+
+inline constexpr const char* kSystemdService = "org.freedesktop.systemd1";
+inline constexpr const char* kSystemdPath = "/org/freedesktop/systemd1";
+inline constexpr const char* kManagerInterface = "org.freedesktop.systemd1.Manager";
+inline constexpr const char* kUnitInterface = "org.freedesktop.systemd1.Unit";
+inline constexpr const char* kServiceInterface = "org.freedesktop.systemd1.Service";
+
+struct UnitEnd {
+    std::string result;
+    std::int32_t code = 0;
+    std::int32_t status = 0;
+};
+
+struct ListedUnit {
+    std::string name;
+    std::string description;
+    std::string active_state;
+    std::string sub_state;
+    sdbus::ObjectPath path;
+};
+
+class SystemdManager {
+public:
+    explicit SystemdManager(sdbus::IConnection& connection);
+
+    // Starts a transient unit in "fail" mode. stdio supplies the fds for the
+    // Standard*FileDescriptor slots. Throws core::Error(SessionBusy) when the
+    // unit already exists, core::Error(SystemdFailure) otherwise.
+    void start_transient(const std::string& name, const core::UnitProperties& properties,
+                         const std::array<sdbus::UnixFd, 3>& stdio);
+
+    // Queues a stop job; throws NoSuchSession when the unit is not loaded.
+    void stop(const std::string& name);
+
+    std::optional<sdbus::ObjectPath> unit_path(const std::string& name);
+
+    // Takes a reference that keeps the unit loaded after it stops.
+    void ref(const sdbus::ObjectPath& unit_path);
+
+    // Drops the reference taken with AddRef= so the unit can be collected.
+    void unref(const sdbus::ObjectPath& unit_path);
+
+    // Asks systemd to emit unit signals on the API bus.
+    void subscribe();
+
+    std::vector<ListedUnit> list_units(const std::vector<std::string>& patterns);
+
+    sdbus::Variant unit_property(const sdbus::ObjectPath& path, const std::string& interface,
+                                 const std::string& name);
+    UnitEnd read_end(const sdbus::ObjectPath& path);
+
+private:
+    sdbus::IConnection& connection_;
+    std::unique_ptr<sdbus::IProxy> manager_;
+};
+
+} // namespace nr::sys

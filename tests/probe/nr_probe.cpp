@@ -1,0 +1,214 @@
+// nr-probe: tries one thing and prints what happened, in the manner of
+// bubblewrap's try-syscall test helper. Integration tests run it inside a
+// session and, as a positive control, outside one; each verb prints
+// "<verb>=<result>" lines where result is "ok" or an errno name.
+
+#include <linux/io_uring.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string errno_name(int err)
+{
+    switch (err) {
+    case EPERM: return "EPERM";
+    case ENOENT: return "ENOENT";
+    case EACCES: return "EACCES";
+    case ENOSYS: return "ENOSYS";
+    case EROFS: return "EROFS";
+    case ELOOP: return "ELOOP";
+    case EXDEV: return "EXDEV";
+    case EINVAL: return "EINVAL";
+    case ENOTDIR: return "ENOTDIR";
+    default: return "errno" + std::to_string(err);
+    }
+}
+
+std::string outcome(bool ok) { return ok ? "ok" : errno_name(errno); }
+
+std::vector<std::string> list_dir(const std::string& path)
+{
+    std::vector<std::string> names;
+    DIR* dir = opendir(path.c_str());
+    if (dir == nullptr) {
+        return names;
+    }
+    while (const dirent* entry = readdir(dir)) {
+        const std::string name = entry->d_name;
+        if (name != "." && name != "..") {
+            names.push_back(name);
+        }
+    }
+    closedir(dir);
+    return names;
+}
+
+bool is_number(const std::string& text)
+{
+    return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::string read_all(const std::string& path, bool& ok)
+{
+    std::ifstream in(path, std::ios::binary);
+    ok = static_cast<bool>(in);
+    std::stringstream text;
+    if (ok) {
+        text << in.rdbuf();
+    }
+    return text.str();
+}
+
+int verb_read(const std::string& path)
+{
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    std::cout << "read=" << outcome(fd >= 0) << '\n';
+    if (fd >= 0) {
+        close(fd);
+    }
+    return 0;
+}
+
+int verb_write(const std::string& path)
+{
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    std::cout << "write=" << outcome(fd >= 0) << '\n';
+    if (fd >= 0) {
+        close(fd);
+    }
+    return 0;
+}
+
+int verb_listen()
+{
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    const bool bound = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    std::cout << "bind=" << outcome(bound) << '\n';
+    std::cout << "listen=" << outcome(bound && listen(fd, 1) == 0) << '\n';
+    return 0;
+}
+
+int verb_io_uring()
+{
+    io_uring_params params{};
+    const long fd = syscall(SYS_io_uring_setup, 1, &params);
+    std::cout << "io_uring_setup=" << outcome(fd >= 0) << '\n';
+    if (fd >= 0) {
+        close(static_cast<int>(fd));
+    }
+    return 0;
+}
+
+int verb_pids()
+{
+    int count = 0;
+    std::string pids;
+    for (const auto& name : list_dir("/proc")) {
+        if (is_number(name)) {
+            ++count;
+            pids += (pids.empty() ? "" : ",") + name;
+        }
+    }
+    std::cout << "pid_count=" << count << "\npids=" << pids << '\n';
+    return 0;
+}
+
+int verb_find_canary(const std::string& canary)
+{
+    std::string found;
+    for (const auto& name : list_dir("/proc")) {
+        if (!is_number(name) && name != "self") {
+            continue;
+        }
+        for (const char* file : {"environ", "cmdline"}) {
+            const auto path = "/proc/" + name + "/" + file;
+            bool ok = false;
+            const auto text = read_all(path, ok);
+            if (ok && text.find(canary) != std::string::npos) {
+                found += (found.empty() ? "" : ",") + path;
+            }
+        }
+    }
+    std::cout << "canary_found=" << (found.empty() ? "none" : found) << '\n';
+    return 0;
+}
+
+int verb_status()
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.starts_with("NoNewPrivs:") || line.starts_with("CapEff:") || line.starts_with("CapPrm:") ||
+            line.starts_with("CapBnd:") || line.starts_with("CapAmb:") || line.starts_with("Seccomp:")) {
+            const auto colon = line.find(':');
+            const auto value = line.substr(line.find_first_not_of(" \t", colon + 1));
+            std::cout << line.substr(0, colon) << '=' << value << '\n';
+        }
+    }
+    return 0;
+}
+
+int verb_fds()
+{
+    std::string fds;
+    for (const auto& name : list_dir("/proc/self/fd")) {
+        fds += (fds.empty() ? "" : ",") + name;
+    }
+    std::cout << "fds=" << fds << '\n';
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary TEXT | status | fds\n";
+        return 2;
+    }
+    const auto& verb = args[0];
+    if (verb == "read" && args.size() == 2) {
+        return verb_read(args[1]);
+    }
+    if (verb == "write" && args.size() == 2) {
+        return verb_write(args[1]);
+    }
+    if (verb == "listen") {
+        return verb_listen();
+    }
+    if (verb == "io-uring") {
+        return verb_io_uring();
+    }
+    if (verb == "pids") {
+        return verb_pids();
+    }
+    if (verb == "find-canary" && args.size() == 2) {
+        return verb_find_canary(args[1]);
+    }
+    if (verb == "status") {
+        return verb_status();
+    }
+    if (verb == "fds") {
+        return verb_fds();
+    }
+    std::cerr << "nr-probe: unknown verb " << verb << '\n';
+    return 2;
+}
