@@ -130,8 +130,20 @@ int verb_pids()
     return 0;
 }
 
-int verb_find_canary(const std::string& canary)
+// The canary arrives hex-encoded so that this probe's own argv, which is
+// also under /proc, does not contain it.
+std::string decode_hex(const std::string& hex)
 {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+        out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    }
+    return out;
+}
+
+int verb_find_canary(const std::string& canary_hex)
+{
+    const auto canary = decode_hex(canary_hex);
     std::string found;
     for (const auto& name : list_dir("/proc")) {
         if (!is_number(name) && name != "self") {
@@ -181,7 +193,7 @@ int main(int argc, char** argv)
 {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary TEXT | status | fds\n";
+        std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | fds\n";
         return 2;
     }
     const auto& verb = args[0];

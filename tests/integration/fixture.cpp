@@ -1,0 +1,117 @@
+#include "fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace nr::itest {
+
+namespace {
+
+void must(const std::vector<std::string>& argv)
+{
+    const auto outcome = run(argv);
+    if (outcome.status != 0) {
+        throw std::runtime_error("setup step failed: " + argv.front() + ": " + outcome.err);
+    }
+}
+
+// Users, groups and the app data dir live in the harness's overlay /etc and
+// /var, so they vanish with it. The broker resolves group names in its
+// policy when it loads it, hence the reload once the group exists.
+class HarnessUsers : public ::testing::Environment {
+public:
+    void SetUp() override
+    {
+        must({"groupadd", "-f", "nr-callers"});
+        must({"groupadd", "-f", "native-runtime"});
+        must({"useradd", "-m", "-G", "nr-callers,native-runtime", kWorker});
+        must({"useradd", "-m", "-G", "native-runtime", kStranger});
+        must({"useradd", "-m", kOutsider});
+        must({"install", "-d", "-o", kWorker, "-g", kWorker, "-m", "0750", kDataDir});
+        // Another owner's file, owned by the same UID the sessions run as:
+        // only the mount namespace can keep it out of alice's session.
+        const std::string bob_home = std::string(kDataDir) + "/native-runtime/bob/home";
+        must({"runuser", "-u", kWorker, "--", "mkdir", "-p", "-m", "0700", bob_home});
+        must({"runuser", "-u", kWorker, "--", "sh", "-c", "echo bob-secret > " + bob_home + "/secret.txt"});
+        must({"busctl", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+              "ReloadConfig"});
+    }
+};
+
+const auto* const kEnvironment = ::testing::AddGlobalTestEnvironment(new HarnessUsers);
+
+} // namespace
+
+std::vector<std::string> ctl_run(const std::string& owner, const std::string& chat, const std::string& adapter,
+                                 const std::vector<std::string>& command)
+{
+    std::vector<std::string> argv{kCtl, "run", "--owner", owner, "--chat", chat, "--adapter", adapter, "--"};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return argv;
+}
+
+std::map<std::string, std::string> parse_lines(const std::string& text)
+{
+    std::map<std::string, std::string> values;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        auto end = text.find('\n', start);
+        if (end == std::string::npos) {
+            end = text.size();
+        }
+        const auto line = text.substr(start, end - start);
+        const auto eq = line.find('=');
+        if (eq != std::string::npos) {
+            values[line.substr(0, eq)] = line.substr(eq + 1);
+        }
+        start = end + 1;
+    }
+    return values;
+}
+
+std::map<std::string, std::string> probe_inside(const std::string& owner, const std::string& chat,
+                                                const std::vector<std::string>& probe_args,
+                                                const SpawnOptions& options)
+{
+    std::vector<std::string> command{"nr-probe"};
+    command.insert(command.end(), probe_args.begin(), probe_args.end());
+    const auto outcome = run(as_user(kWorker, ctl_run(owner, chat, "probe", command)), options);
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    return parse_lines(outcome.out);
+}
+
+std::map<std::string, std::string> probe_outside(const std::string& user, const std::vector<std::string>& probe_args,
+                                                 const SpawnOptions& options)
+{
+    std::vector<std::string> command{kProbe};
+    command.insert(command.end(), probe_args.begin(), probe_args.end());
+    const auto outcome = run(user == "root" ? command : as_user(user, command), options);
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    return parse_lines(outcome.out);
+}
+
+std::string unit_property(const std::string& unit, const std::string& name)
+{
+    auto value = run({"systemctl", "show", "-p", name, "--value", unit}).out;
+    while (!value.empty() && value.back() == '\n') {
+        value.pop_back();
+    }
+    return value;
+}
+
+std::string hex(const std::string& text)
+{
+    static constexpr const char* kDigits = "0123456789abcdef";
+    std::string out;
+    for (const unsigned char c : text) {
+        out += kDigits[c >> 4U];
+        out += kDigits[c & 0x0FU];
+    }
+    return out;
+}
+
+} // namespace nr::itest

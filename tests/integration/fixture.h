@@ -1,0 +1,41 @@
+#pragma once
+// What every integration test shares: the users the test setup creates in
+// the harness, the installed paths, and short ways to run the CLI and the
+// probe inside a session or, as positive control, outside one.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "process.h"
+
+namespace nr::itest {
+
+inline constexpr const char* kWorker = "nrworker";        // configured caller
+inline constexpr const char* kStranger = "nrstranger";    // passes the bus policy, not the config
+inline constexpr const char* kOutsider = "nroutsider";    // not even in the bus policy group
+inline constexpr const char* kDataDir = "/var/lib/nr-app-data";
+inline constexpr const char* kProbe = "/usr/local/libexec/native-runtime/tests/nr-probe";
+inline constexpr const char* kCtl = "native-runtimectl";
+
+// native-runtimectl run --owner O --chat C --adapter A -- command...
+std::vector<std::string> ctl_run(const std::string& owner, const std::string& chat, const std::string& adapter,
+                                 const std::vector<std::string>& command);
+
+// Runs the probe in a session of (owner, chat) as the worker; parsed key=value output.
+std::map<std::string, std::string> probe_inside(const std::string& owner, const std::string& chat,
+                                                const std::vector<std::string>& probe_args,
+                                                const SpawnOptions& options = {});
+
+// Runs the probe directly as `user`, outside any sandbox.
+std::map<std::string, std::string> probe_outside(const std::string& user, const std::vector<std::string>& probe_args,
+                                                 const SpawnOptions& options = {});
+
+std::map<std::string, std::string> parse_lines(const std::string& text);
+
+// `systemctl show -p NAME --value UNIT`
+std::string unit_property(const std::string& unit, const std::string& name);
+
+std::string hex(const std::string& text);
+
+} // namespace nr::itest

@@ -1,0 +1,53 @@
+#pragma once
+// Running real programs from integration tests: a command line in, its exit
+// status and captured output out. No shell is involved, so arguments reach
+// the program exactly as written in the test.
+
+#include <functional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace nr::itest {
+
+struct Outcome {
+    int status = -1;  // exit status, or 128+N when killed by signal N
+    std::string out;
+    std::string err;
+};
+
+struct SpawnOptions {
+    // When >= 0, this descriptor is left open in the child as fd 7, to show
+    // what happens to descriptors a worker forgets to close.
+    int leak_as_fd7 = -1;
+};
+
+Outcome run(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+// A command started now and waited for later (for sessions that must be
+// running while the test inspects them).
+class Background {
+public:
+    explicit Background(const std::vector<std::string>& argv);
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+    Background(Background&&) = delete;
+    Background& operator=(Background&&) = delete;
+    ~Background();
+
+    Outcome wait();
+
+private:
+    pid_t pid_ = -1;
+    int out_fd_ = -1;
+    int err_fd_ = -1;
+};
+
+// {"runuser", "-u", user, "--", args...}
+std::vector<std::string> as_user(const std::string& user, const std::vector<std::string>& argv);
+
+// Polls `probe` every 100 ms until it returns true or `limit_sec` passes.
+// Bounded waiting for a state change, not a timing assertion.
+bool eventually(int limit_sec, const std::function<bool()>& probe);
+
+} // namespace nr::itest

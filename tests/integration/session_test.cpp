@@ -1,0 +1,176 @@
+// End-to-end guarantees of one session, each shown by a real run through
+// the bus, systemd and bwrap as an unprivileged worker, with a positive
+// control outside the sandbox wherever a probe reports a refusal.
+
+#include "fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <random>
+#include <unistd.h>
+
+using namespace nr::itest;
+
+namespace {
+
+std::string random_canary()
+{
+    std::random_device device;
+    return "nr-canary-" + std::to_string(device()) + std::to_string(device());
+}
+
+bool unit_is_active(const std::string& unit) { return run({"systemctl", "is-active", "--quiet", unit}).status == 0; }
+
+} // namespace
+
+TEST(ASessionsOutput, ArrivesOnTheWorkersStdoutAndTheCliExitsZero)
+{
+    const auto outcome = run(as_user(kWorker, ctl_run("alice", "out", "shell", {"sh", "-c", "echo hello from inside"})));
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_EQ(outcome.out, "hello from inside\n");
+}
+
+TEST(ACommandThatExitsWithThree, MakesTheCliExitWithThree)
+{
+    const auto outcome = run(as_user(kWorker, ctl_run("alice", "three", "shell", {"sh", "-c", "echo partial; exit 3"})));
+    EXPECT_EQ(outcome.status, 3) << outcome.err;
+    EXPECT_EQ(outcome.out, "partial\n");
+}
+
+TEST(ACommandKilledBySignal, MakesTheCliExitWith128PlusTheSignal)
+{
+    const auto outcome = run(as_user(kWorker, ctl_run("alice", "signal", "shell", {"sh", "-c", "kill -TERM $$"})));
+    EXPECT_EQ(outcome.status, 128 + SIGTERM) << outcome.err;
+}
+
+TEST(ARunningSessionUnit, ShowsThePlannedHardeningAndRefusesADuplicate)
+{
+    const std::string unit = "native-runtime-alice-long.service";
+    Background session(as_user(kWorker, ctl_run("alice", "long", "shell", {"sh", "-c", "sleep 60"})));
+    ASSERT_TRUE(eventually(30, [&] { return unit_is_active(unit); }));
+
+    const auto uid = run({"id", "-u", kWorker}).out;
+    EXPECT_EQ(unit_property(unit, "User") + "\n", uid);
+    EXPECT_EQ(unit_property(unit, "NoNewPrivileges"), "yes");
+    EXPECT_EQ(unit_property(unit, "ProtectProc"), "invisible");
+    EXPECT_EQ(unit_property(unit, "ProcSubset"), "all");
+    EXPECT_EQ(unit_property(unit, "CapabilityBoundingSet"), "");
+    EXPECT_EQ(unit_property(unit, "KillMode"), "control-group");
+    EXPECT_EQ(unit_property(unit, "Slice"), "native-runtime-alice.slice");
+
+    const auto duplicate = run(as_user(kWorker, ctl_run("alice", "long", "shell", {"sh", "-c", "true"})));
+    EXPECT_EQ(duplicate.status, 65);
+    EXPECT_NE(duplicate.err.find("org.metis.NativeRuntime1.Error.SessionBusy"), std::string::npos) << duplicate.err;
+
+    const auto stop = run(as_user(kWorker, {kCtl, "stop", "--owner", "alice", "--chat", "long"}));
+    EXPECT_EQ(stop.status, 0) << stop.err;
+    const auto ended = session.wait();
+    EXPECT_NE(ended.status, 0) << "a stopped session must not report success";
+    EXPECT_TRUE(eventually(30, [&] { return !unit_is_active(unit); }));
+}
+
+TEST(AnotherOwnersHome, IsAbsentFromTheSessionEvenForTheSameUid)
+{
+    const std::string secret = std::string(kDataDir) + "/native-runtime/bob/home/secret.txt";
+    EXPECT_EQ(probe_outside(kWorker, {"read", secret})["read"], "ok") << "positive control: the worker can read it";
+    EXPECT_EQ(probe_inside("alice", "home", {"read", secret})["read"], "ENOENT");
+}
+
+TEST(TheSessionsProc, ListsOnlyTheSandboxsOwnProcesses)
+{
+    auto outside = probe_outside(kWorker, {"pids"});
+    EXPECT_GT(std::stoi(outside["pid_count"]), 5) << "positive control: the host has many processes";
+    auto inside = probe_inside("alice", "proc", {"pids"});
+    // bwrap's init as PID 1 and the probe itself.
+    EXPECT_LE(std::stoi(inside["pid_count"]), 2) << inside["pids"];
+    EXPECT_EQ(inside["pids"].substr(0, 1), "1");
+}
+
+TEST(ACanaryInTheWorkersEnvironment, IsFoundNowhereUnderTheSessionsProc)
+{
+    const auto canary = random_canary();
+    const auto control = run(as_user(kWorker, {"env", "NR_WORKER_CANARY=" + canary, kProbe, "find-canary", hex(canary)}));
+    EXPECT_NE(parse_lines(control.out)["canary_found"], "none") << "positive control: the probe finds an env canary";
+
+    const auto inside = run(as_user(kWorker, {"env", "NR_WORKER_CANARY=" + canary, kCtl, "run", "--owner", "alice",
+                                              "--chat", "canary", "--adapter", "probe", "--", "nr-probe",
+                                              "find-canary", hex(canary)}));
+    EXPECT_EQ(inside.status, 0) << inside.err;
+    EXPECT_EQ(parse_lines(inside.out)["canary_found"], "none");
+}
+
+TEST(StreamListeners, AreRefusedInsideAndWorkOutside)
+{
+    EXPECT_EQ(probe_outside(kWorker, {"listen"})["listen"], "ok") << "positive control";
+    auto inside = probe_inside("alice", "listen", {"listen"});
+    EXPECT_EQ(inside["bind"], "ok") << "the socket itself is allowed, only listening is not";
+    EXPECT_EQ(inside["listen"], "EPERM");
+}
+
+TEST(IoUring, IsRefusedInsideAndWorksOutside)
+{
+    EXPECT_EQ(probe_outside(kWorker, {"io-uring"})["io_uring_setup"], "ok") << "positive control";
+    EXPECT_EQ(probe_inside("alice", "uring", {"io-uring"})["io_uring_setup"], "EPERM");
+}
+
+TEST(TheSessionsProcess, HasNoCapabilitiesAndNoNewPrivileges)
+{
+    auto control = probe_outside("root", {"status"});
+    EXPECT_NE(control["CapEff"], "0000000000000000") << "positive control: root outside has capabilities";
+    EXPECT_EQ(control["NoNewPrivs"], "0");
+    auto inside = probe_inside("alice", "caps", {"status"});
+    EXPECT_EQ(inside["NoNewPrivs"], "1");
+    EXPECT_EQ(inside["CapEff"], "0000000000000000");
+    EXPECT_EQ(inside["CapPrm"], "0000000000000000");
+    EXPECT_EQ(inside["CapBnd"], "0000000000000000");
+    EXPECT_EQ(inside["CapAmb"], "0000000000000000");
+}
+
+TEST(ADescriptorTheWorkerLeftOpen, IsNotOpenInsideTheSession)
+{
+    const int leaked = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(leaked, 0);
+    auto control = probe_outside(kWorker, {"fds"}, {leaked});
+    EXPECT_NE(("," + control["fds"] + ",").find(",7,"), std::string::npos)
+        << "positive control: fd 7 reaches a child of the worker: " << control["fds"];
+    auto inside = probe_inside("alice", "fds", {"fds"}, {leaked});
+    close(leaked);
+    EXPECT_EQ(("," + inside["fds"] + ",").find(",7,"), std::string::npos) << inside["fds"];
+    // stdio plus the descriptor the probe uses to list /proc/self/fd.
+    EXPECT_EQ(inside["fds"], "0,1,2,3");
+}
+
+TEST(ACallerOutsideTheConfiguredUsers, IsRefusedByTheHelperWithAccessDenied)
+{
+    const auto outcome = run(as_user(kStranger, ctl_run("alice", "stranger", "shell", {"sh", "-c", "echo ran"})));
+    EXPECT_EQ(outcome.status, 65);
+    EXPECT_EQ(outcome.out, "");
+    EXPECT_NE(outcome.err.find("org.metis.NativeRuntime1.Error.AccessDenied"), std::string::npos) << outcome.err;
+}
+
+TEST(ACallerOutsideTheBusPolicyGroup, IsRefusedByTheBroker)
+{
+    const auto outcome = run(as_user(kOutsider, ctl_run("alice", "outsider", "shell", {"sh", "-c", "echo ran"})));
+    EXPECT_NE(outcome.status, 0);
+    EXPECT_EQ(outcome.out, "");
+    EXPECT_NE(outcome.err.find("org.freedesktop.DBus.Error.AccessDenied"), std::string::npos) << outcome.err;
+}
+
+TEST(TheHelper, ExitsWhenIdleAndIsActivatedAgainByTheNextCall)
+{
+    const std::string helper = "native-runtimed.service";
+    const auto first = run(as_user(kWorker, ctl_run("alice", "idle1", "shell", {"sh", "-c", "true"})));
+    ASSERT_EQ(first.status, 0) << first.err;
+    const auto first_invocation = unit_property(helper, "InvocationID");
+    ASSERT_FALSE(first_invocation.empty());
+    // idle_timeout_sec is 3 in the test configuration.
+    ASSERT_TRUE(eventually(60, [&] { return !unit_is_active(helper); })) << "the helper never went idle";
+
+    const auto second = run(as_user(kWorker, ctl_run("alice", "idle2", "shell", {"sh", "-c", "echo again"})));
+    EXPECT_EQ(second.status, 0) << second.err;
+    EXPECT_EQ(second.out, "again\n");
+    const auto second_invocation = unit_property(helper, "InvocationID");
+    EXPECT_FALSE(second_invocation.empty());
+    EXPECT_NE(second_invocation, first_invocation) << "a new helper instance served the second call";
+}
