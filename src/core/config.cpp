@@ -19,18 +19,16 @@ class ConfigReader {
 public:
     explicit ConfigReader(std::string_view source) : source_(source) {}
 
-    [[noreturn]] void error_at(const YAML::Node& node, const std::string& key,
-                               const std::string& problem) const
+    [[noreturn]] void error_at(const YAML::Node& node, const std::string& key, const std::string& problem) const
     {
         const auto line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
-        fail(ErrorKind::ConfigInvalid,
-             source_ + ":" + std::to_string(line) + ": " + key + ": " + problem);
+        fail(ErrorKind::ConfigInvalid, source_ + ":" + std::to_string(line) + ": " + key + ": " + problem);
     }
 
     // Visits every key of a mapping, refusing keys the schema does not know.
-    void for_each_key(const YAML::Node& map, const std::string& where,
-                      const std::map<std::string, std::function<void(const YAML::Node&, const std::string&)>>&
-                          handlers) const
+    void for_each_key(
+        const YAML::Node& map, const std::string& where,
+        const std::map<std::string, std::function<void(const YAML::Node&, const std::string&)>>& handlers) const
     {
         if (!map.IsMap()) {
             error_at(map, where.empty() ? "<top>" : where, "expected a mapping");
@@ -45,6 +43,11 @@ public:
             }
             if (!seen.insert(key).second) {
                 error_at(entry.first, full, "duplicate key");
+            }
+            // No key takes an empty value, and yaml-cpp marks an empty value
+            // at the following line, so report it at the key's own line.
+            if (entry.second.IsNull()) {
+                error_at(entry.first, full, "expected a value");
             }
             handler->second(entry.second, full);
         }
@@ -155,10 +158,10 @@ AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, cons
                             profile.executable = r.absolute_path(n, k);
                             has_executable = true;
                         }},
-                       {"read_only_paths",
-                        [&](const YAML::Node& n, const std::string& k) { profile.read_only_paths = r.path_list(n, k); }},
-                       {"credential_env",
-                        [&](const YAML::Node& n, const std::string& k) { profile.credential_env = r.string_list(n, k); }},
+                       {"read_only_paths", [&](const YAML::Node& n,
+                                               const std::string& k) { profile.read_only_paths = r.path_list(n, k); }},
+                       {"credential_env", [&](const YAML::Node& n,
+                                              const std::string& k) { profile.credential_env = r.string_list(n, k); }},
                        {"network",
                         [&](const YAML::Node& n, const std::string& k) {
                             const auto mode = r.scalar(n, k);
@@ -184,17 +187,23 @@ void parse_limits(const ConfigReader& r, const YAML::Node& node, const std::stri
     constexpr std::uint64_t kMaxTasks = 1U << 22U;
     constexpr std::uint64_t kMaxCpuPercent = 100000;
     constexpr std::uint64_t kMaxRuntime = 365ULL * 24 * 3600;
-    r.for_each_key(node, key,
-                   {
-                       {"memory_max", [&](const YAML::Node& n, const std::string& k) { limits.memory_max_bytes = r.byte_size(n, k); }},
-                       {"tasks_max", [&](const YAML::Node& n, const std::string& k) { limits.tasks_max = r.unsigned_number(n, k, kMaxTasks); }},
-                       {"cpu_quota_percent",
-                        [&](const YAML::Node& n, const std::string& k) {
-                            limits.cpu_quota_percent = static_cast<std::uint32_t>(r.unsigned_number(n, k, kMaxCpuPercent));
-                        }},
-                       {"runtime_max_sec", [&](const YAML::Node& n, const std::string& k) { limits.runtime_max_sec = r.unsigned_number(n, k, kMaxRuntime); }},
-                       {"tmp_size", [&](const YAML::Node& n, const std::string& k) { limits.tmp_size_bytes = r.byte_size(n, k); }},
-                   });
+    r.for_each_key(
+        node, key,
+        {
+            {"memory_max",
+             [&](const YAML::Node& n, const std::string& k) { limits.memory_max_bytes = r.byte_size(n, k); }},
+            {"tasks_max",
+             [&](const YAML::Node& n, const std::string& k) { limits.tasks_max = r.unsigned_number(n, k, kMaxTasks); }},
+            {"cpu_quota_percent",
+             [&](const YAML::Node& n, const std::string& k) {
+                 limits.cpu_quota_percent = static_cast<std::uint32_t>(r.unsigned_number(n, k, kMaxCpuPercent));
+             }},
+            {"runtime_max_sec",
+             [&](const YAML::Node& n, const std::string& k) {
+                 limits.runtime_max_sec = r.unsigned_number(n, k, kMaxRuntime);
+             }},
+            {"tmp_size", [&](const YAML::Node& n, const std::string& k) { limits.tmp_size_bytes = r.byte_size(n, k); }},
+        });
     if (limits.memory_max_bytes == 0 || limits.tasks_max == 0 || limits.cpu_quota_percent == 0 ||
         limits.runtime_max_sec == 0 || limits.tmp_size_bytes == 0) {
         r.error_at(node, key, "limits must be greater than zero");
@@ -210,8 +219,9 @@ void check_grants_against_hidden(const ConfigReader& r, const YAML::Node& root, 
     auto check = [&](const YAML::Node& node, const std::string& grant, const std::string& key) {
         for (const auto& absent : hidden) {
             if (paths_overlap(grant, absent)) {
-                r.error_at(node, key, "read-only grant " + grant + " overlaps the path " + absent +
-                                          " that sessions must never see");
+                r.error_at(node, key,
+                           "read-only grant " + grant + " overlaps the path " + absent +
+                               " that sessions must never see");
             }
         }
     };
@@ -264,8 +274,8 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
     try {
         documents = YAML::LoadAll(std::string(yaml_text));
     } catch (const YAML::Exception& e) {
-        fail(ErrorKind::ConfigInvalid, std::string(source) + ":" + std::to_string(e.mark.line + 1) +
-                                           ": not valid YAML: " + e.msg);
+        fail(ErrorKind::ConfigInvalid,
+             std::string(source) + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
     }
     // A second document would otherwise be dropped without a word.
     if (documents.size() > 1) {
@@ -295,21 +305,32 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
             {"callers",
              [&](const YAML::Node& n, const std::string& k) {
                  has_callers = true;
-                 r.for_each_key(n, k,
-                                {
-                                    {"users", [&](const YAML::Node& v, const std::string& kk) { config.callers.users = r.string_list(v, kk); }},
-                                    {"groups", [&](const YAML::Node& v, const std::string& kk) { config.callers.groups = r.string_list(v, kk); }},
-                                    {"run_as_users", [&](const YAML::Node& v, const std::string& kk) { config.callers.run_as_users = r.string_list(v, kk); }},
-                                });
+                 r.for_each_key(
+                     n, k,
+                     {
+                         {"users", [&](const YAML::Node& v,
+                                       const std::string& kk) { config.callers.users = r.string_list(v, kk); }},
+                         {"groups", [&](const YAML::Node& v,
+                                        const std::string& kk) { config.callers.groups = r.string_list(v, kk); }},
+                         {"run_as_users",
+                          [&](const YAML::Node& v, const std::string& kk) {
+                              config.callers.run_as_users = r.string_list(v, kk);
+                          }},
+                     });
              }},
             {"sandbox",
              [&](const YAML::Node& n, const std::string& k) {
                  has_sandbox = true;
-                 r.for_each_key(n, k,
-                                {
-                                    {"read_only_paths", [&](const YAML::Node& v, const std::string& kk) { config.read_only_paths = r.path_list(v, kk); }},
-                                    {"hidden_paths", [&](const YAML::Node& v, const std::string& kk) { config.hidden_paths = r.path_list(v, kk); }},
-                                });
+                 r.for_each_key(
+                     n, k,
+                     {
+                         {"read_only_paths",
+                          [&](const YAML::Node& v, const std::string& kk) {
+                              config.read_only_paths = r.path_list(v, kk);
+                          }},
+                         {"hidden_paths", [&](const YAML::Node& v,
+                                              const std::string& kk) { config.hidden_paths = r.path_list(v, kk); }},
+                     });
              }},
             {"limits", [&](const YAML::Node& n, const std::string& k) { parse_limits(r, n, k, config.limits); }},
             {"adapters",
@@ -327,6 +348,9 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                      }
                      if (config.adapters.contains(name)) {
                          r.error_at(entry.first, k + "." + name, "duplicate key");
+                     }
+                     if (entry.second.IsNull()) {
+                         r.error_at(entry.first, k + "." + name, "expected a value");
                      }
                      config.adapters[name] = parse_adapter(r, entry.second, k + "." + name, name);
                  }

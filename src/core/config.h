@@ -39,7 +39,7 @@ struct CallerPolicy {
 };
 
 struct Config {
-    std::string source;  // file name, for messages
+    std::string source; // file name, for messages
     std::string data_dir;
     std::string bwrap_path = "/usr/bin/bwrap";
     std::uint32_t idle_timeout_sec = 30;

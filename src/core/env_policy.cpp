@@ -38,9 +38,9 @@ bool is_operational_env_name(std::string_view name)
 
 bool is_forbidden_env_name(std::string_view name)
 {
-    constexpr std::array<std::string_view, 12> kExact{
-        "NODE_OPTIONS", "PYTHONPATH",  "PYTHONSTARTUP", "BASH_ENV",    "ENV",         "SSH_AUTH_SOCK",
-        "http_proxy",   "https_proxy", "HTTP_PROXY",    "HTTPS_PROXY", "ALL_PROXY",   "no_proxy"};
+    constexpr std::array<std::string_view, 12> kExact{"NODE_OPTIONS", "PYTHONPATH",    "PYTHONSTARTUP", "BASH_ENV",
+                                                      "ENV",          "SSH_AUTH_SOCK", "http_proxy",    "https_proxy",
+                                                      "HTTP_PROXY",   "HTTPS_PROXY",   "ALL_PROXY",     "no_proxy"};
     return std::find(kExact.begin(), kExact.end(), name) != kExact.end() || name.starts_with("LD_") ||
            name.starts_with("DBUS_") || name == "all_proxy" || name == "NO_PROXY" || name == "PERL5OPT" ||
            name == "RUBYOPT" || name == "GCONV_PATH";
@@ -61,9 +61,8 @@ std::vector<std::string> build_session_environment(const Config& config, const A
         if (is_forbidden_env_name(name) || is_computed_env_name(name)) {
             fail(ErrorKind::InvalidEnvironment, "environment variable " + name + " may not be set by the caller");
         }
-        const bool own_credential =
-            std::find(adapter.credential_env.begin(), adapter.credential_env.end(), name) !=
-            adapter.credential_env.end();
+        const bool own_credential = std::find(adapter.credential_env.begin(), adapter.credential_env.end(), name) !=
+                                    adapter.credential_env.end();
         if (!own_credential && !is_operational_env_name(name)) {
             fail(ErrorKind::InvalidEnvironment,
                  "environment variable " + name + " is not allowed for adapter " + adapter.name);

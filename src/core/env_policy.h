@@ -14,7 +14,6 @@
 
 namespace nr::core {
 
-
 // Names a request may set for any adapter (besides the adapter's own
 // credential names): locale and terminal settings only.
 bool is_operational_env_name(std::string_view name);

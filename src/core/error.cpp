@@ -21,6 +21,9 @@ std::string_view error_name(ErrorKind kind)
 
 Error::Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
 
-void fail(ErrorKind kind, const std::string& message) { throw Error(kind, message); }
+void fail(ErrorKind kind, const std::string& message)
+{
+    throw Error(kind, message);
+}
 
 } // namespace nr::core

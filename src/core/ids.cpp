@@ -15,7 +15,10 @@ bool is_alnum(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-bool is_id_char(char c) { return is_alnum(c) || c == '.' || c == '_' || c == '@' || c == '-'; }
+bool is_id_char(char c)
+{
+    return is_alnum(c) || c == '.' || c == '_' || c == '@' || c == '-';
+}
 
 } // namespace
 
@@ -44,8 +47,7 @@ void validate_id(IdKind kind, std::string_view value)
     }
     for (const char c : value) {
         if (!is_id_char(c)) {
-            fail(ErrorKind::InvalidArgument,
-                 field + " may contain only letters, digits and . _ @ -");
+            fail(ErrorKind::InvalidArgument, field + " may contain only letters, digits and . _ @ -");
         }
     }
 }

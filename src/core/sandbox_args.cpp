@@ -22,8 +22,7 @@ std::vector<Mount> ordered_mounts(const SandboxLayout& layout)
     for (const auto& path : layout.read_write) {
         mounts.push_back({path, true});
     }
-    std::stable_sort(mounts.begin(), mounts.end(),
-                     [](const Mount& a, const Mount& b) { return a.path < b.path; });
+    std::stable_sort(mounts.begin(), mounts.end(), [](const Mount& a, const Mount& b) { return a.path < b.path; });
     return mounts;
 }
 

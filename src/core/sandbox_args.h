@@ -18,8 +18,8 @@ struct RootSymlink {
 };
 
 struct SandboxLayout {
-    std::vector<std::string> read_only;   // host paths mounted read-only at the same place
-    std::vector<std::string> read_write;  // host paths mounted read-write at the same place
+    std::vector<std::string> read_only;  // host paths mounted read-only at the same place
+    std::vector<std::string> read_write; // host paths mounted read-write at the same place
     std::vector<RootSymlink> symlinks;
     std::string working_dir;
     std::uint64_t tmp_size_bytes = 0;

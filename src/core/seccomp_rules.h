@@ -12,7 +12,7 @@ namespace nr::core {
 
 struct SyscallRule {
     std::string name;
-    int errno_value = 0;  // returned instead of running the call
+    int errno_value = 0; // returned instead of running the call
 };
 
 struct SeccompPolicy {

@@ -86,8 +86,7 @@ std::string choose_workspace(const Config& config, const AdapterProfile& adapter
     grants.insert(grants.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
     for (const auto& grant : grants) {
         if (path_is_within(grant, request.workspace)) {
-            fail(ErrorKind::InvalidPath,
-                 "workspace " + request.workspace + " contains the read-only path " + grant);
+            fail(ErrorKind::InvalidPath, "workspace " + request.workspace + " contains the read-only path " + grant);
         }
     }
     return request.workspace;
@@ -98,8 +97,8 @@ UnitProperties unit_properties_for(const Config& config, const SessionPlan& plan
 {
     const auto& limits = config.limits;
     return {
-        {"Description", "native-runtime session owner=" + plan.owner + " chat=" + plan.chat +
-                            " adapter=" + plan.adapter},
+        {"Description",
+         "native-runtime session owner=" + plan.owner + " chat=" + plan.chat + " adapter=" + plan.adapter},
         {"Slice", plan.slice},
         {"Type", std::string("exec")},
         {"User", std::to_string(plan.user.uid)},
@@ -135,8 +134,7 @@ UnitProperties unit_properties_for(const Config& config, const SessionPlan& plan
         {"StandardOutputFileDescriptor", StdioSlot::Output},
         {"StandardErrorFileDescriptor", StdioSlot::Error},
         {"LogExtraFields", JournalFields{session_journal_fields(plan)}},
-        {"ExecStart", ExecCommand{host.launcher_path,
-                                  {host.launcher_path, "--claim", claim_token}}},
+        {"ExecStart", ExecCommand{host.launcher_path, {host.launcher_path, "--claim", claim_token}}},
     };
 }
 
@@ -187,8 +185,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     plan.workspace = choose_workspace(config, adapter, request, root, dirs);
 
     const auto agent_argv = resolve_agent_argv(adapter, request.argv);
-    plan.launch.environment =
-        build_session_environment(config, adapter, request.environment, user.name, plan.home);
+    plan.launch.environment = build_session_environment(config, adapter, request.environment, user.name, plan.home);
 
     SandboxLayout layout;
     layout.read_only = config.read_only_paths;

@@ -21,7 +21,7 @@ struct SessionRequest {
     std::string job;
     std::string adapter;
     std::vector<std::string> argv;
-    std::string workspace;  // empty: the chat's default workspace in the owner tree
+    std::string workspace; // empty: the chat's default workspace in the owner tree
     std::map<std::string, std::string> environment;
 };
 

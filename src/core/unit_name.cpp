@@ -11,14 +11,12 @@ bool keeps_as_is(char c, bool leading)
     if (c == '.') {
         return !leading;
     }
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == ':' || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '_';
 }
 
 void append_hex_escape(std::string& out, unsigned char byte)
 {
-    constexpr std::array<char, 16> kHex{'0', '1', '2', '3', '4', '5', '6', '7',
-                                        '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+    constexpr std::array<char, 16> kHex{'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
     out += "\\x";
     out += kHex.at(byte >> 4U);
     out += kHex.at(byte & 0x0FU);
@@ -50,8 +48,7 @@ std::string owner_slice_name(std::string_view owner)
 
 std::string session_unit_name(std::string_view owner, std::string_view chat)
 {
-    return std::string(kUnitPrefix) + systemd_escape(owner) + "-" + systemd_escape(chat) +
-           ".service";
+    return std::string(kUnitPrefix) + systemd_escape(owner) + "-" + systemd_escape(chat) + ".service";
 }
 
 bool is_session_unit_name(std::string_view unit)

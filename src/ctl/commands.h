@@ -14,7 +14,7 @@ struct RunOptions {
     std::string adapter;
     std::string workspace;
     std::string run_as;
-    std::vector<std::string> env;  // NAME=VALUE
+    std::vector<std::string> env; // NAME=VALUE
     std::vector<std::string> command;
 };
 

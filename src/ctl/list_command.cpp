@@ -41,11 +41,12 @@ std::string field_value(const std::vector<std::vector<std::uint8_t>>& fields, co
 void print_table(const std::vector<SessionRow>& rows)
 {
     std::cout << std::left << std::setw(16) << "OWNER" << std::setw(20) << "CHAT" << std::setw(14) << "JOB"
-              << std::setw(12) << "ADAPTER" << std::setw(12) << "STATE" << "UNIT\n";
+              << std::setw(12) << "ADAPTER" << std::setw(12) << "STATE"
+              << "UNIT\n";
     for (const auto& row : rows) {
         std::cout << std::left << std::setw(16) << row.owner << std::setw(20) << row.chat << std::setw(14)
-                  << (row.job.empty() ? "-" : row.job) << std::setw(12) << row.adapter << std::setw(12)
-                  << row.state << row.unit << '\n';
+                  << (row.job.empty() ? "-" : row.job) << std::setw(12) << row.adapter << std::setw(12) << row.state
+                  << row.unit << '\n';
     }
     std::cout << '\n' << rows.size() << " session(s) listed.\n";
 }
@@ -55,10 +56,10 @@ void print_json(const std::vector<SessionRow>& rows)
     std::cout << '[';
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& row = rows[i];
-        std::cout << (i == 0 ? "" : ",") << "{\"unit\":" << json_quote(row.unit) << ",\"owner\":"
-                  << json_quote(row.owner) << ",\"chat\":" << json_quote(row.chat) << ",\"job\":"
-                  << json_quote(row.job) << ",\"adapter\":" << json_quote(row.adapter) << ",\"state\":"
-                  << json_quote(row.state) << '}';
+        std::cout << (i == 0 ? "" : ",") << "{\"unit\":" << json_quote(row.unit)
+                  << ",\"owner\":" << json_quote(row.owner) << ",\"chat\":" << json_quote(row.chat)
+                  << ",\"job\":" << json_quote(row.job) << ",\"adapter\":" << json_quote(row.adapter)
+                  << ",\"state\":" << json_quote(row.state) << '}';
     }
     std::cout << "]\n";
 }

@@ -2,8 +2,14 @@
 
 namespace nr::daemon {
 
-std::string bus_error_name(core::ErrorKind kind) { return kErrorPrefix + std::string(core::error_name(kind)); }
+std::string bus_error_name(core::ErrorKind kind)
+{
+    return kErrorPrefix + std::string(core::error_name(kind));
+}
 
-sdbus::Error to_bus_error(const core::Error& error) { return sdbus::Error(bus_error_name(error.kind()), error.what()); }
+sdbus::Error to_bus_error(const core::Error& error)
+{
+    return sdbus::Error(bus_error_name(error.kind()), error.what());
+}
 
 } // namespace nr::daemon

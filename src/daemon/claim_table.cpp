@@ -21,9 +21,15 @@ std::string ClaimTable::new_token()
     return token;
 }
 
-void ClaimTable::add(const std::string& token, PendingLaunch launch) { pending_[token] = std::move(launch); }
+void ClaimTable::add(const std::string& token, PendingLaunch launch)
+{
+    pending_[token] = std::move(launch);
+}
 
-void ClaimTable::remove(const std::string& token) { pending_.erase(token); }
+void ClaimTable::remove(const std::string& token)
+{
+    pending_.erase(token);
+}
 
 void ClaimTable::remove_unit(const std::string& unit_name)
 {

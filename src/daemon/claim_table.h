@@ -34,8 +34,7 @@ public:
     // The token is visible in ExecStart= to every local user, so a mismatched
     // claim leaves the entry in place: a stranger can neither read the spec
     // nor burn it.
-    std::optional<core::LaunchSpec> claim(const std::string& token, const std::string& caller_unit,
-                                          uid_t caller_uid);
+    std::optional<core::LaunchSpec> claim(const std::string& token, const std::string& caller_unit, uid_t caller_uid);
 
     void drop_expired(std::chrono::steady_clock::time_point now);
     [[nodiscard]] bool empty() const { return pending_.empty(); }

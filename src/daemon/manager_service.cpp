@@ -68,7 +68,10 @@ ManagerService::ManagerService(sdbus::IConnection& connection, core::Config conf
     registerAdaptor();
 }
 
-ManagerService::~ManagerService() { unregisterAdaptor(); }
+ManagerService::~ManagerService()
+{
+    unregisterAdaptor();
+}
 
 uid_t ManagerService::caller_uid() const
 {
@@ -88,13 +91,17 @@ pid_t ManagerService::caller_pid() const
     return message->getCredsPid();
 }
 
-void ManagerService::touch() { last_activity_ = std::chrono::steady_clock::now(); }
+void ManagerService::touch()
+{
+    last_activity_ = std::chrono::steady_clock::now();
+}
 
-std::tuple<std::string, sdbus::ObjectPath> ManagerService::StartSession(
-    const std::string& owner, const std::string& chat, const std::string& job, const std::string& adapter,
-    const std::vector<std::string>& argv, const std::string& workspace,
-    const std::map<std::string, std::string>& environment, const std::string& run_as_user,
-    const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd)
+std::tuple<std::string, sdbus::ObjectPath>
+ManagerService::StartSession(const std::string& owner, const std::string& chat, const std::string& job,
+                             const std::string& adapter, const std::vector<std::string>& argv,
+                             const std::string& workspace, const std::map<std::string, std::string>& environment,
+                             const std::string& run_as_user, const sdbus::UnixFd& stdin_fd,
+                             const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd)
 {
     touch();
     return typed_errors([&] {
@@ -163,8 +170,8 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
     });
 }
 
-std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<sdbus::Struct<std::string, int32_t>>,
-           bool, std::string, std::vector<std::string>>
+std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<sdbus::Struct<std::string, int32_t>>, bool,
+           std::string, std::vector<std::string>>
 ManagerService::Claim(const std::string& token)
 {
     touch();
@@ -196,7 +203,7 @@ void ManagerService::adopt_running_sessions()
         const auto owner = journal_value(fields, "NATIVE_RUNTIME_OWNER");
         const auto chat = journal_value(fields, "NATIVE_RUNTIME_CHAT");
         if (core::session_unit_name(owner, chat) != unit.name) {
-            continue;  // not one of ours, whatever its name says
+            continue; // not one of ours, whatever its name says
         }
         // Hold the unit like AddRef= did for the instance that started it,
         // so its result survives until it has been reported.
@@ -216,7 +223,7 @@ bool ManagerService::has_ended(const sdbus::ObjectPath& path)
             systemd_.unit_property(path, sys::kUnitInterface, "InactiveExitTimestampMonotonic").get<std::uint64_t>();
         return is_stopped_state(state) && (left_inactive != 0 || state == "failed");
     } catch (const core::Error&) {
-        return true;  // the unit is gone: nothing more will happen to it
+        return true; // the unit is gone: nothing more will happen to it
     }
 }
 

@@ -14,9 +14,8 @@
 
 namespace nr::daemon {
 
-class ManagerService final
-    : public sdbus::AdaptorInterfaces<org::metis::NativeRuntime1::Manager_adaptor,
-                                      org::metis::NativeRuntime1::Launcher_adaptor> {
+class ManagerService final : public sdbus::AdaptorInterfaces<org::metis::NativeRuntime1::Manager_adaptor,
+                                                             org::metis::NativeRuntime1::Launcher_adaptor> {
 public:
     ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path);
     ~ManagerService();
@@ -38,11 +37,12 @@ public:
     [[nodiscard]] std::chrono::milliseconds idle_timeout() const;
 
 private:
-    std::tuple<std::string, sdbus::ObjectPath> StartSession(
-        const std::string& owner, const std::string& chat, const std::string& job, const std::string& adapter,
-        const std::vector<std::string>& argv, const std::string& workspace,
-        const std::map<std::string, std::string>& environment, const std::string& run_as_user,
-        const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd) override;
+    std::tuple<std::string, sdbus::ObjectPath>
+    StartSession(const std::string& owner, const std::string& chat, const std::string& job, const std::string& adapter,
+                 const std::vector<std::string>& argv, const std::string& workspace,
+                 const std::map<std::string, std::string>& environment, const std::string& run_as_user,
+                 const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd,
+                 const sdbus::UnixFd& stderr_fd) override;
     void StopSession(const std::string& owner, const std::string& chat) override;
     std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<sdbus::Struct<std::string, int32_t>>,
                bool, std::string, std::vector<std::string>>

@@ -40,13 +40,16 @@ UniqueFd open_component(int dirfd, const std::string& name, const std::string& s
     return UniqueFd(fd);
 }
 
-bool writable_by_others(const struct stat& st) { return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0; }
+bool writable_by_others(const struct stat& st)
+{
+    return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
 
 void check_ancestor(const struct stat& st, const std::string& shown, uid_t owner_uid)
 {
     if (st.st_uid != 0 && st.st_uid != owner_uid) {
-        fail(ErrorKind::InvalidPath, shown + " is owned by uid " + std::to_string(st.st_uid) +
-                                         ", neither root nor the session user");
+        fail(ErrorKind::InvalidPath,
+             shown + " is owned by uid " + std::to_string(st.st_uid) + ", neither root nor the session user");
     }
     if (writable_by_others(st) && (st.st_mode & S_ISVTX) == 0) {
         fail(ErrorKind::InvalidPath, shown + " is group- or world-writable without the sticky bit");
@@ -64,8 +67,7 @@ UniqueFd open_directory_no_symlinks(const std::string& path, uid_t owner_uid)
     }
     std::string shown;
     for (const auto& component : core::path_components(path)) {
-        check_ancestor(stat_fd(current.get(), shown.empty() ? "/" : shown), shown.empty() ? "/" : shown,
-                       owner_uid);
+        check_ancestor(stat_fd(current.get(), shown.empty() ? "/" : shown), shown.empty() ? "/" : shown, owner_uid);
         shown += "/" + component;
         current = open_component(current.get(), component, shown);
     }
@@ -101,8 +103,8 @@ void ensure_private_dirs(const std::string& base, const std::vector<std::string>
             current = open_component(current.get(), component, shown);
             const auto st = stat_fd(current.get(), shown);
             if (st.st_uid != self) {
-                fail(ErrorKind::InvalidPath, shown + " is owned by uid " + std::to_string(st.st_uid) +
-                                                 ", not the session user");
+                fail(ErrorKind::InvalidPath,
+                     shown + " is owned by uid " + std::to_string(st.st_uid) + ", not the session user");
             }
             if (writable_by_others(st)) {
                 fail(ErrorKind::InvalidPath, shown + " is group- or world-writable");

@@ -62,8 +62,7 @@ public:
 
     std::vector<ListedUnit> list_units(const std::vector<std::string>& patterns);
 
-    sdbus::Variant unit_property(const sdbus::ObjectPath& path, const std::string& interface,
-                                 const std::string& name);
+    sdbus::Variant unit_property(const sdbus::ObjectPath& path, const std::string& interface, const std::string& name);
     UnitEnd read_end(const sdbus::ObjectPath& path);
 
 private:

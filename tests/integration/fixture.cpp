@@ -74,8 +74,7 @@ std::map<std::string, std::string> parse_lines(const std::string& text)
 }
 
 std::map<std::string, std::string> probe_inside(const std::string& owner, const std::string& chat,
-                                                const std::vector<std::string>& probe_args,
-                                                const SpawnOptions& options)
+                                                const std::vector<std::string>& probe_args, const SpawnOptions& options)
 {
     std::vector<std::string> command{"nr-probe"};
     command.insert(command.end(), probe_args.begin(), probe_args.end());

@@ -11,9 +11,9 @@
 
 namespace nr::itest {
 
-inline constexpr const char* kWorker = "nrworker";        // configured caller
-inline constexpr const char* kStranger = "nrstranger";    // passes the bus policy, not the config
-inline constexpr const char* kOutsider = "nroutsider";    // not even in the bus policy group
+inline constexpr const char* kWorker = "nrworker";     // configured caller
+inline constexpr const char* kStranger = "nrstranger"; // passes the bus policy, not the config
+inline constexpr const char* kOutsider = "nroutsider"; // not even in the bus policy group
 inline constexpr const char* kDataDir = "/var/lib/nr-app-data";
 inline constexpr const char* kProbe = "/usr/local/libexec/native-runtime/tests/nr-probe";
 inline constexpr const char* kCtl = "native-runtimectl";

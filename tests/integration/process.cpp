@@ -97,7 +97,10 @@ Outcome run(const std::vector<std::string>& argv, const SpawnOptions& options)
     return collect(pid, out_fd, err_fd);
 }
 
-Background::Background(const std::vector<std::string>& argv) { pid_ = spawn(argv, {}, out_fd_, err_fd_); }
+Background::Background(const std::vector<std::string>& argv)
+{
+    pid_ = spawn(argv, {}, out_fd_, err_fd_);
+}
 
 Background::~Background()
 {

@@ -11,7 +11,7 @@
 namespace nr::itest {
 
 struct Outcome {
-    int status = -1;  // exit status, or 128+N when killed by signal N
+    int status = -1; // exit status, or 128+N when killed by signal N
     std::string out;
     std::string err;
 };

@@ -20,20 +20,25 @@ std::string random_canary()
     return "nr-canary-" + std::to_string(device()) + std::to_string(device());
 }
 
-bool unit_is_active(const std::string& unit) { return run({"systemctl", "is-active", "--quiet", unit}).status == 0; }
+bool unit_is_active(const std::string& unit)
+{
+    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
+}
 
 } // namespace
 
 TEST(ASessionsOutput, ArrivesOnTheWorkersStdoutAndTheCliExitsZero)
 {
-    const auto outcome = run(as_user(kWorker, ctl_run("alice", "out", "shell", {"sh", "-c", "echo hello from inside"})));
+    const auto outcome =
+        run(as_user(kWorker, ctl_run("alice", "out", "shell", {"sh", "-c", "echo hello from inside"})));
     EXPECT_EQ(outcome.status, 0) << outcome.err;
     EXPECT_EQ(outcome.out, "hello from inside\n");
 }
 
 TEST(ACommandThatExitsWithThree, MakesTheCliExitWithThree)
 {
-    const auto outcome = run(as_user(kWorker, ctl_run("alice", "three", "shell", {"sh", "-c", "echo partial; exit 3"})));
+    const auto outcome =
+        run(as_user(kWorker, ctl_run("alice", "three", "shell", {"sh", "-c", "echo partial; exit 3"})));
     EXPECT_EQ(outcome.status, 3) << outcome.err;
     EXPECT_EQ(outcome.out, "partial\n");
 }
@@ -90,12 +95,13 @@ TEST(TheSessionsProc, ListsOnlyTheSandboxsOwnProcesses)
 TEST(ACanaryInTheWorkersEnvironment, IsFoundNowhereUnderTheSessionsProc)
 {
     const auto canary = random_canary();
-    const auto control = run(as_user(kWorker, {"env", "NR_WORKER_CANARY=" + canary, kProbe, "find-canary", hex(canary)}));
+    const auto control =
+        run(as_user(kWorker, {"env", "NR_WORKER_CANARY=" + canary, kProbe, "find-canary", hex(canary)}));
     EXPECT_NE(parse_lines(control.out)["canary_found"], "none") << "positive control: the probe finds an env canary";
 
-    const auto inside = run(as_user(kWorker, {"env", "NR_WORKER_CANARY=" + canary, kCtl, "run", "--owner", "alice",
-                                              "--chat", "canary", "--adapter", "probe", "--", "nr-probe",
-                                              "find-canary", hex(canary)}));
+    const auto inside =
+        run(as_user(kWorker, {"env", "NR_WORKER_CANARY=" + canary, kCtl, "run", "--owner", "alice", "--chat", "canary",
+                              "--adapter", "probe", "--", "nr-probe", "find-canary", hex(canary)}));
     EXPECT_EQ(inside.status, 0) << inside.err;
     EXPECT_EQ(parse_lines(inside.out)["canary_found"], "none");
 }

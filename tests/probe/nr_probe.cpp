@@ -37,7 +37,10 @@ std::string errno_name(int err)
     }
 }
 
-std::string outcome(bool ok) { return ok ? "ok" : errno_name(errno); }
+std::string outcome(bool ok)
+{
+    return ok ? "ok" : errno_name(errno);
+}
 
 std::vector<std::string> list_dir(const std::string& path)
 {
@@ -193,7 +196,8 @@ int main(int argc, char** argv)
 {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | fds\n";
+        std::cerr
+            << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | fds\n";
         return 2;
     }
     const auto& verb = args[0];
