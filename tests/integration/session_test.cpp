@@ -163,6 +163,22 @@ TEST(ACallerOutsideTheBusPolicyGroup, IsRefusedByTheBroker)
     EXPECT_NE(outcome.err.find("org.freedesktop.DBus.Error.AccessDenied"), std::string::npos) << outcome.err;
 }
 
+TEST(ARootCallerWithoutARunAsUser, IsRefusedBecauseSessionsNeverRunAsRoot)
+{
+    const auto outcome = run(ctl_run("alice", "rootless", "shell", {"sh", "-c", "id -u"}));
+    EXPECT_EQ(outcome.status, 65);
+    EXPECT_EQ(outcome.out, "");
+    EXPECT_NE(outcome.err.find("org.metis.NativeRuntime1.Error.AccessDenied"), std::string::npos) << outcome.err;
+}
+
+TEST(ARootCallerNamingAnAllowedRunAsUser, GetsASessionRunningAsThatUser)
+{
+    const auto outcome = run({kCtl, "run", "--owner", "alice", "--chat", "runas", "--adapter", "shell", "--run-as",
+                              kWorker, "--", "sh", "-c", "id -u"});
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_EQ(outcome.out, run({"id", "-u", kWorker}).out);
+}
+
 TEST(TheHelper, ExitsWhenIdleAndIsActivatedAgainByTheNextCall)
 {
     const std::string helper = "native-runtimed.service";
