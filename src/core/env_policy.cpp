@@ -9,7 +9,7 @@ namespace nr::core {
 
 namespace {
 
-constexpr std::size_t kMaxEnvValue = 32 * 1024;
+constexpr std::size_t kMaxEnvValue = std::size_t{32} * 1024;
 constexpr std::size_t kMaxEnvCount = 64;
 
 bool is_valid_env_name(std::string_view name)

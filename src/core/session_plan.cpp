@@ -13,7 +13,7 @@ namespace nr::core {
 namespace {
 
 constexpr std::size_t kMaxArgs = 256;
-constexpr std::size_t kMaxArgvBytes = 128 * 1024;
+constexpr std::size_t kMaxArgvBytes = std::size_t{128} * 1024;
 constexpr std::uint64_t kUsecPerSec = 1000000;
 constexpr std::uint64_t kCpuQuotaUsecPerPercent = 10000;
 

@@ -18,7 +18,7 @@ std::string json_quote(std::string_view text)
         default:
             if (static_cast<unsigned char>(c) < 0x20) {
                 std::array<char, 8> buf{};
-                std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(c));
+                (void)std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(c));
                 out += buf.data();
             } else {
                 out += c;
