@@ -74,6 +74,14 @@ std::string choose_workspace(const Config& config, const AdapterProfile& adapter
     if (request.workspace == "/") {
         fail(ErrorKind::InvalidPath, "workspace must not be /");
     }
+    // bwrap mounts its own /proc, /dev and /tmp over whatever was bound
+    // there, so a workspace inside them would silently be replaced.
+    for (const auto* reserved : {"/proc", "/dev", "/tmp"}) {
+        if (paths_overlap(request.workspace, reserved)) {
+            fail(ErrorKind::InvalidPath,
+                 "workspace " + request.workspace + " overlaps " + reserved + ", which the sandbox provides itself");
+        }
+    }
     auto hidden = config.hidden_paths;
     hidden.push_back(config.data_dir);
     for (const auto& absent : hidden) {
@@ -153,6 +161,16 @@ std::vector<std::string> session_journal_fields(const SessionPlan& plan)
         fields.push_back("NATIVE_RUNTIME_JOB=" + plan.job);
     }
     return fields;
+}
+
+std::string journal_field(const std::vector<std::string>& fields, std::string_view name)
+{
+    for (const auto& field : fields) {
+        if (field.size() > name.size() && field.starts_with(name) && field[name.size()] == '=') {
+            return field.substr(name.size() + 1);
+        }
+    }
+    return {};
 }
 
 SessionPlan plan_session(const Config& config, const SessionRequest& request, const RunAsUser& user,

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -76,5 +77,9 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
 
 // The journal fields that tag a session (owner, chat, job, adapter).
 std::vector<std::string> session_journal_fields(const SessionPlan& plan);
+
+// Value of NAME in a list of NAME=value fields ("" when absent); used to
+// rebuild a session's identity from its unit's LogExtraFields.
+std::string journal_field(const std::vector<std::string>& fields, std::string_view name);
 
 } // namespace nr::core

@@ -2,6 +2,7 @@
 // or not the helper is running and shows exactly what systemd runs.
 
 #include "core/error.h"
+#include "core/session_plan.h"
 #include "core/unit_name.h"
 #include "ctl/commands.h"
 #include "ctl/exit_status.h"
@@ -25,18 +26,6 @@ struct SessionRow {
     std::string adapter;
     std::string state;
 };
-
-std::string field_value(const std::vector<std::vector<std::uint8_t>>& fields, const std::string& name)
-{
-    const auto prefix = name + "=";
-    for (const auto& raw : fields) {
-        const std::string field(raw.begin(), raw.end());
-        if (field.rfind(prefix, 0) == 0) {
-            return field.substr(prefix.size());
-        }
-    }
-    return {};
-}
 
 void print_table(const std::vector<SessionRow>& rows)
 {
@@ -76,11 +65,11 @@ int list_sessions(bool json)
             if (!core::is_session_unit_name(unit.name)) {
                 continue;
             }
-            const auto fields = systemd.unit_property(unit.path, sys::kServiceInterface, "LogExtraFields")
-                                    .get<std::vector<std::vector<std::uint8_t>>>();
-            rows.push_back({unit.name, field_value(fields, "NATIVE_RUNTIME_OWNER"),
-                            field_value(fields, "NATIVE_RUNTIME_CHAT"), field_value(fields, "NATIVE_RUNTIME_JOB"),
-                            field_value(fields, "NATIVE_RUNTIME_ADAPTER"), unit.active_state + "/" + unit.sub_state});
+            const auto fields = systemd.log_extra_fields(unit.path);
+            rows.push_back(
+                {unit.name, core::journal_field(fields, "NATIVE_RUNTIME_OWNER"),
+                 core::journal_field(fields, "NATIVE_RUNTIME_CHAT"), core::journal_field(fields, "NATIVE_RUNTIME_JOB"),
+                 core::journal_field(fields, "NATIVE_RUNTIME_ADAPTER"), unit.active_state + "/" + unit.sub_state});
         }
         json ? print_json(rows) : print_table(rows);
         return 0;

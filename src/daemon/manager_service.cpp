@@ -45,18 +45,6 @@ std::string unit_of_pid(pid_t pid)
     return out;
 }
 
-std::string journal_value(const std::vector<std::vector<std::uint8_t>>& fields, const std::string& name)
-{
-    const auto prefix = name + "=";
-    for (const auto& raw : fields) {
-        const std::string field(raw.begin(), raw.end());
-        if (field.starts_with(prefix)) {
-            return field.substr(prefix.size());
-        }
-    }
-    return {};
-}
-
 } // namespace
 
 ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path)
@@ -198,17 +186,16 @@ void ManagerService::adopt_running_sessions()
         if (!core::is_session_unit_name(unit.name) || sessions_.contains(unit.name)) {
             continue;
         }
-        const auto fields = systemd_.unit_property(unit.path, sys::kServiceInterface, "LogExtraFields")
-                                .get<std::vector<std::vector<std::uint8_t>>>();
-        const auto owner = journal_value(fields, "NATIVE_RUNTIME_OWNER");
-        const auto chat = journal_value(fields, "NATIVE_RUNTIME_CHAT");
+        const auto fields = systemd_.log_extra_fields(unit.path);
+        const auto owner = core::journal_field(fields, "NATIVE_RUNTIME_OWNER");
+        const auto chat = core::journal_field(fields, "NATIVE_RUNTIME_CHAT");
         if (core::session_unit_name(owner, chat) != unit.name) {
             continue; // not one of ours, whatever its name says
         }
         // Hold the unit like AddRef= did for the instance that started it,
         // so its result survives until it has been reported.
         systemd_.ref(unit.path);
-        sessions_.track(unit.name, unit.path, owner, chat, journal_value(fields, "NATIVE_RUNTIME_JOB"));
+        sessions_.track(unit.name, unit.path, owner, chat, core::journal_field(fields, "NATIVE_RUNTIME_JOB"));
         if (is_stopped_state(unit.active_state)) {
             sessions_.mark_finished(unit.name);
         }

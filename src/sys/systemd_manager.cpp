@@ -102,10 +102,16 @@ std::optional<sdbus::ObjectPath> SystemdManager::unit_path(const std::string& na
     return path;
 }
 
+std::unique_ptr<sdbus::IProxy> SystemdManager::unit_proxy(const sdbus::ObjectPath& path)
+{
+    auto unit = sdbus::createProxy(connection_, kSystemdService, path);
+    unit->finishRegistration();
+    return unit;
+}
+
 void SystemdManager::ref(const sdbus::ObjectPath& unit_path)
 {
-    auto unit = sdbus::createProxy(connection_, kSystemdService, unit_path);
-    unit->finishRegistration();
+    auto unit = unit_proxy(unit_path);
     try {
         unit->callMethod("Ref").onInterface(kUnitInterface);
     } catch (const sdbus::Error& e) {
@@ -115,8 +121,7 @@ void SystemdManager::ref(const sdbus::ObjectPath& unit_path)
 
 void SystemdManager::unref(const sdbus::ObjectPath& unit_path)
 {
-    auto unit = sdbus::createProxy(connection_, kSystemdService, unit_path);
-    unit->finishRegistration();
+    auto unit = unit_proxy(unit_path);
     try {
         unit->callMethod("Unref").onInterface(kUnitInterface);
     } catch (const sdbus::Error&) {
@@ -160,8 +165,7 @@ std::vector<ListedUnit> SystemdManager::list_units(const std::vector<std::string
 sdbus::Variant SystemdManager::unit_property(const sdbus::ObjectPath& path, const std::string& interface,
                                              const std::string& name)
 {
-    auto unit = sdbus::createProxy(connection_, kSystemdService, path);
-    unit->finishRegistration();
+    auto unit = unit_proxy(path);
     try {
         return unit->getProperty(name).onInterface(interface);
     } catch (const sdbus::Error& e) {
@@ -176,6 +180,16 @@ UnitEnd SystemdManager::read_end(const sdbus::ObjectPath& path)
     end.code = unit_property(path, kServiceInterface, "ExecMainCode").get<std::int32_t>();
     end.status = unit_property(path, kServiceInterface, "ExecMainStatus").get<std::int32_t>();
     return end;
+}
+
+std::vector<std::string> SystemdManager::log_extra_fields(const sdbus::ObjectPath& path)
+{
+    std::vector<std::string> fields;
+    for (const auto& raw :
+         unit_property(path, kServiceInterface, "LogExtraFields").get<std::vector<std::vector<std::uint8_t>>>()) {
+        fields.emplace_back(raw.begin(), raw.end());
+    }
+    return fields;
 }
 
 } // namespace nr::sys

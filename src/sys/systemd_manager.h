@@ -64,8 +64,12 @@ public:
 
     sdbus::Variant unit_property(const sdbus::ObjectPath& path, const std::string& interface, const std::string& name);
     UnitEnd read_end(const sdbus::ObjectPath& path);
+    // LogExtraFields of a service unit as NAME=value strings.
+    std::vector<std::string> log_extra_fields(const sdbus::ObjectPath& path);
 
 private:
+    std::unique_ptr<sdbus::IProxy> unit_proxy(const sdbus::ObjectPath& path);
+
     sdbus::IConnection& connection_;
     std::unique_ptr<sdbus::IProxy> manager_;
 };
