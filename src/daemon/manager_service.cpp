@@ -202,15 +202,19 @@ void ManagerService::adopt_running_sessions()
     }
 }
 
-bool ManagerService::has_ended(const sdbus::ObjectPath& path)
+bool ManagerService::has_ended(const TrackedSession& session)
 {
     try {
-        const auto state = systemd_.unit_property(path, sys::kUnitInterface, "ActiveState").get<std::string>();
+        const auto state = systemd_.unit_property(session.path, sys::kUnitInterface, "ActiveState").get<std::string>();
         const auto left_inactive =
-            systemd_.unit_property(path, sys::kUnitInterface, "InactiveExitTimestampMonotonic").get<std::uint64_t>();
+            systemd_.unit_property(session.path, sys::kUnitInterface, "InactiveExitTimestampMonotonic")
+                .get<std::uint64_t>();
         return is_stopped_state(state) && (left_inactive != 0 || state == "failed");
-    } catch (const core::Error&) {
-        return true; // the unit is gone: nothing more will happen to it
+    } catch (const core::Error& e) {
+        // A failed read is not an end: only a unit systemd no longer knows
+        // is. Ending a live session here would withdraw its launch spec.
+        sd_journal_send("MESSAGE=could not read the state of %s: %s", session.unit.c_str(), e.what(), nullptr);
+        return !systemd_.unit_path(session.unit).has_value();
     }
 }
 
@@ -234,7 +238,7 @@ void ManagerService::housekeeping()
             continue;
         }
         const auto session = sessions_.release(unit);
-        if (!has_ended(session.path)) {
+        if (!has_ended(session)) {
             sessions_.track(session.unit, session.path, session.owner, session.chat, session.job);
             continue;
         }

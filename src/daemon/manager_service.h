@@ -52,7 +52,7 @@ private:
     [[nodiscard]] pid_t caller_pid() const;
     void touch();
     void report_end(const TrackedSession& session);
-    bool has_ended(const sdbus::ObjectPath& path);
+    bool has_ended(const TrackedSession& session);
 
     sdbus::IConnection& connection_;
     core::Config config_;
