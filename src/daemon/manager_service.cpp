@@ -116,24 +116,20 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
         // never race ahead of it; withdraw it if systemd refuses.
         claims_.add(token, PendingLaunch{plan.unit_name, user->uid, plan.launch,
                                          std::chrono::steady_clock::now() + kClaimDeadline});
+        // Watch before starting: the unit's object path is a pure function
+        // of its name, and a session that ends at once must not be missed.
+        const auto path = sys::unit_object_path(plan.unit_name);
+        sessions_.track(plan.unit_name, path, owner, chat, job);
         try {
             systemd_.start_transient(plan.unit_name, plan.properties, {stdin_fd, stdout_fd, stderr_fd});
         } catch (...) {
             claims_.remove(token);
+            sessions_.forget(plan.unit_name);
             throw;
         }
-        const auto path = systemd_.unit_path(plan.unit_name);
-        if (!path) {
-            claims_.remove(token);
-            fail(ErrorKind::SystemdFailure, "unit " + plan.unit_name + " vanished right after it was started");
-        }
-        sessions_.track(plan.unit_name, *path, owner, chat, job);
-        // The unit may already have stopped before the watch existed;
-        // housekeeping confirms with systemd before reporting.
-        sessions_.mark_finished(plan.unit_name);
         sd_journal_send("MESSAGE=started session %s for uid %u", plan.unit_name.c_str(), user->uid,
                         "NATIVE_RUNTIME_OWNER=%s", owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), nullptr);
-        return std::make_tuple(plan.unit_name, *path);
+        return std::make_tuple(plan.unit_name, path);
     });
 }
 

@@ -2,6 +2,10 @@
 
 #include "core/error.h"
 
+#include <systemd/sd-bus.h>
+
+#include <cstdlib>
+
 namespace nr::sys {
 
 namespace {
@@ -39,6 +43,17 @@ struct VariantOf {
 };
 
 } // namespace
+
+sdbus::ObjectPath unit_object_path(const std::string& unit_name)
+{
+    char* encoded = nullptr;
+    if (sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit_name.c_str(), &encoded) < 0 || encoded == nullptr) {
+        fail(ErrorKind::SystemdFailure, "cannot encode the object path of " + unit_name);
+    }
+    sdbus::ObjectPath path(encoded);
+    std::free(encoded); // NOLINT(cppcoreguidelines-no-malloc): owned by libsystemd
+    return path;
+}
 
 SystemdManager::SystemdManager(sdbus::IConnection& connection)
     : connection_(connection), manager_(sdbus::createProxy(connection, kSystemdService, kSystemdPath))

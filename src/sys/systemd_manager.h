@@ -36,6 +36,10 @@ struct ListedUnit {
     sdbus::ObjectPath path;
 };
 
+// systemd's object path for a unit name (sd_bus_path_encode under
+// /org/freedesktop/systemd1/unit), valid before the unit exists.
+sdbus::ObjectPath unit_object_path(const std::string& unit_name);
+
 class SystemdManager {
 public:
     explicit SystemdManager(sdbus::IConnection& connection);
