@@ -4,12 +4,15 @@
 #include "core/ids.h"
 #include "core/path_policy.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
+#include <sstream>
 
 namespace nr::core {
 
@@ -217,6 +220,14 @@ void check_grants_against_hidden(const ConfigReader& r, const YAML::Node& root, 
     auto hidden = config.hidden_paths;
     hidden.push_back(config.data_dir);
     auto check = [&](const YAML::Node& node, const std::string& grant, const std::string& key) {
+        // The sandbox mounts its own /proc, /dev and /tmp over these.
+        for (const auto* reserved : {"/proc", "/dev", "/tmp"}) {
+            if (path_is_within(grant, reserved)) {
+                r.error_at(node, key,
+                           "read-only grant " + grant + " lies inside " + reserved +
+                               ", which the sandbox provides itself");
+            }
+        }
         for (const auto& absent : hidden) {
             if (paths_overlap(grant, absent)) {
                 r.error_at(node, key,
@@ -237,6 +248,36 @@ void check_grants_against_hidden(const ConfigReader& r, const YAML::Node& root, 
         }
         check(node["executable"], profile.executable, "adapters." + name + ".executable");
     }
+}
+
+// Counts documents without building nodes, stopping at the second:
+// YAML::LoadAll never returns on some malformed inputs (found by
+// tests/fuzz/config_fuzz.cpp), because yaml-cpp keeps reporting empty
+// documents without consuming input.
+class DocumentCounter : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark& mark) override { last_start = mark; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+
+    YAML::Mark last_start = YAML::Mark::null_mark();
+};
+
+std::optional<YAML::Mark> second_document_start(std::string_view yaml_text)
+{
+    std::istringstream in{std::string(yaml_text)};
+    YAML::Parser parser(in);
+    DocumentCounter counter;
+    if (!parser.HandleNextDocument(counter) || !parser.HandleNextDocument(counter)) {
+        return std::nullopt;
+    }
+    return counter.last_start;
 }
 
 } // namespace
@@ -270,18 +311,22 @@ std::uint64_t parse_byte_size(std::string_view text)
 Config parse_config(std::string_view yaml_text, std::string_view source)
 {
     ConfigReader r(source);
-    std::vector<YAML::Node> documents;
+    YAML::Node loaded;
+    std::optional<YAML::Mark> second_document;
     try {
-        documents = YAML::LoadAll(std::string(yaml_text));
+        loaded = YAML::Load(std::string(yaml_text));
+        second_document = second_document_start(yaml_text);
     } catch (const YAML::Exception& e) {
         fail(ErrorKind::ConfigInvalid,
              std::string(source) + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
     }
-    // A second document would otherwise be dropped without a word.
-    if (documents.size() > 1) {
-        r.error_at(documents[1], "<top>", "expected a single YAML document");
+    // YAML::Load reads only the first document; a second one would otherwise
+    // be dropped without a word.
+    if (second_document) {
+        fail(ErrorKind::ConfigInvalid, std::string(source) + ":" + std::to_string(second_document->line + 1) +
+                                           ": <top>: expected a single YAML document");
     }
-    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    const YAML::Node root = loaded;
     Config config;
     config.source = std::string(source);
     bool has_data_dir = false;

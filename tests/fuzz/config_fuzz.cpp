@@ -1,0 +1,185 @@
+// libFuzzer target for the config parser.
+//
+// Contract under test: parse_config either returns a Config that satisfies
+// every invariant the helper relies on later, or throws Error(ConfigInvalid)
+// whose message starts with the source name. Any other exception type, a
+// crash, or a broken invariant is a finding. An accepted config is then run
+// through plan_session, which must succeed for a plain request and produce a
+// sandbox that mounts nothing the config did not grant.
+//
+// Built as a libFuzzer binary with clang (-DNR_FUZZ=ON); the replay test
+// compiles this same file with LLVMFuzzerTestOneInput renamed.
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/ids.h"
+#include "core/path_policy.h"
+#include "core/session_plan.h"
+#include "fuzz_support.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace nr::core;
+using nr::fuzz::require;
+
+constexpr std::string_view kSource = "fuzz.yaml";
+constexpr std::string_view kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
+constexpr std::string_view kToken = "fuzz-claim-token";
+
+bool is_valid_path(const std::string& path)
+{
+    try {
+        validate_absolute_path(path, "path");
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+bool is_valid_id(const std::string& id)
+{
+    try {
+        validate_id(IdKind::Adapter, id);
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+std::vector<std::string> never_visible(const Config& c)
+{
+    auto out = c.hidden_paths;
+    out.push_back(c.data_dir);
+    return out;
+}
+
+void require_grant(const Config& c, const std::string& grant, const std::string& what)
+{
+    require(is_valid_path(grant), what + " is a canonical absolute path: " + grant);
+    for (const auto& absent : never_visible(c)) {
+        require(!paths_overlap(grant, absent), what + " " + grant + " does not overlap " + absent);
+    }
+}
+
+void check_config(const Config& c)
+{
+    require(c.source == kSource, "source is kept");
+    require(is_valid_path(c.data_dir), "data_dir is canonical");
+    require(c.data_dir != "/", "data_dir is not /");
+    require(is_valid_path(c.bwrap_path), "bwrap is canonical");
+    for (const auto& hidden : c.hidden_paths) {
+        require(is_valid_path(hidden), "hidden path is canonical");
+    }
+    require(!c.read_only_paths.empty(), "there is at least one read-only grant");
+    for (const auto& grant : c.read_only_paths) {
+        require_grant(c, grant, "read-only grant");
+    }
+    require(!c.adapters.empty(), "there is at least one adapter");
+    for (const auto& [name, profile] : c.adapters) {
+        require(name == profile.name, "adapter key equals its name");
+        require(is_valid_id(name), "adapter name is an id");
+        require_grant(c, profile.executable, "executable");
+        require(profile.executable != "/", "executable is not /");
+        for (const auto& grant : profile.read_only_paths) {
+            require_grant(c, grant, "adapter grant");
+        }
+    }
+    const auto& l = c.limits;
+    require(l.memory_max_bytes > 0 && l.tasks_max > 0 && l.cpu_quota_percent > 0 && l.runtime_max_sec > 0 &&
+                l.tmp_size_bytes > 0,
+            "limits are positive");
+    require(l.tasks_max <= (1U << 22U), "tasks_max is bounded");
+    require(l.cpu_quota_percent <= 100000, "cpu_quota_percent is bounded");
+    require(l.runtime_max_sec <= 365ULL * 24 * 3600, "runtime_max_sec is bounded");
+    require(c.idle_timeout_sec <= 86400, "idle_timeout_sec is bounded");
+}
+
+std::string basename_of(const std::string& path)
+{
+    return path.substr(path.rfind('/') + 1);
+}
+
+void check_plan(const Config& c)
+{
+    const auto& adapter = c.adapters.begin()->second;
+    SessionRequest request;
+    request.owner = "owner";
+    request.chat = "chat";
+    request.adapter = adapter.name;
+    request.argv = {basename_of(adapter.executable), "--version"};
+    SessionPlan plan;
+    try {
+        plan = plan_session(c, request, RunAsUser{"user", 1000, 1000},
+                            HostFacts{std::string(kLauncher), {{"/bin", "usr/bin"}}}, std::string(kToken));
+    } catch (const Error& e) {
+        require(false, std::string("a plain request is planned for an accepted config: ") + e.what());
+    }
+
+    const auto& argv = plan.launch.bwrap_argv;
+    const auto sep = std::find(argv.begin(), argv.end(), "--");
+    require(sep != argv.end(), "bwrap argv has a separator");
+    require(argv.size() >= 3 && argv[0] == c.bwrap_path && argv[1] == "--unshare-all" && argv[2] == "--unshare-user",
+            "bwrap unshares everything first");
+    const bool shares_net = std::find(argv.begin(), sep, "--share-net") != sep;
+    require(shares_net == (adapter.network == NetworkMode::Host), "--share-net only for host network");
+    const bool disables_userns = std::find(argv.begin(), sep, "--disable-userns") != sep;
+    require(disables_userns == !adapter.nested_userns, "--disable-userns unless nested_userns");
+
+    std::vector<std::string> granted = c.read_only_paths;
+    granted.insert(granted.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
+    std::size_t writable = 0;
+    for (auto it = argv.begin(); it < sep; ++it) {
+        if (*it == "--ro-bind") {
+            require(it + 2 < sep && *(it + 1) == *(it + 2), "--ro-bind maps a path onto itself");
+            require(std::find(granted.begin(), granted.end(), *(it + 1)) != granted.end(),
+                    "only granted paths are mounted read-only: " + *(it + 1));
+            it += 2;
+        } else if (*it == "--bind") {
+            require(it + 2 < sep && *(it + 1) == *(it + 2), "--bind maps a path onto itself");
+            require(*(it + 1) == plan.home || *(it + 1) == plan.workspace,
+                    "only home and workspace are writable: " + *(it + 1));
+            require(path_is_within(*(it + 1), c.data_dir + "/native-runtime/owner"),
+                    "writable paths are inside the owner tree");
+            ++writable;
+            it += 2;
+        } else if (it->starts_with("--") && (it->find("bind") != std::string::npos || *it == "--overlay-src")) {
+            require(false, "no other kind of host mount: " + *it);
+        }
+    }
+    require(writable == 2, "home and workspace are both mounted writable");
+
+    const auto* exec = find_property(plan.properties, "ExecStart");
+    require(exec != nullptr, "ExecStart is set");
+    const auto* command = std::get_if<ExecCommand>(&exec->value);
+    require(command != nullptr && command->path == kLauncher &&
+                command->argv == std::vector<std::string>{std::string(kLauncher), "--claim", std::string(kToken)},
+            "ExecStart is the launcher with the claim token");
+    require(find_property(plan.properties, "User") != nullptr, "User is set");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    Config config;
+    try {
+        config = parse_config(text, kSource);
+    } catch (const Error& e) {
+        require(e.kind() == ErrorKind::ConfigInvalid,
+                std::string("a refusal is ConfigInvalid, not ") + std::string(error_name(e.kind())));
+        require(std::string_view(e.what()).starts_with(std::string(kSource) + ":"),
+                std::string("a refusal names the source: ") + e.what());
+        return 0;
+    }
+    check_config(config);
+    check_plan(config);
+    return 0;
+}

@@ -1,0 +1,163 @@
+// Runs the fuzz harnesses under ordinary ctest with any compiler: the
+// checked-in corpus, every short input, and a fixed-seed batch of mutations
+// all go through the very entry points libFuzzer calls. A harness signals a
+// finding by throwing, which fails the test naming the input.
+
+#include "core/config.h"
+#include "core/error.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+// LLVMFuzzerTestOneInput of config_fuzz.cpp and ids_fuzz.cpp, renamed at
+// compile time so both link into this one binary.
+extern "C" int nr_fuzz_config_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_ids_one_input(const std::uint8_t* data, std::size_t size);
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCorpus = NR_FUZZ_CORPUS_DIR;
+
+std::string read_file(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<fs::path> corpus_files(const std::string& which)
+{
+    std::vector<fs::path> out;
+    for (const auto& entry : fs::directory_iterator(kCorpus / which)) {
+        if (entry.is_regular_file()) {
+            out.push_back(entry.path());
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+int feed_config(const std::string& input)
+{
+    return nr_fuzz_config_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
+int feed_ids(const std::string& input)
+{
+    return nr_fuzz_ids_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
+std::string test_name_for(const fs::path& path)
+{
+    std::string name = path.stem().string();
+    std::replace_if(
+        name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, '_');
+    return name;
+}
+
+std::string corpus_test_name(const ::testing::TestParamInfo<fs::path>& param_info)
+{
+    return test_name_for(param_info.param);
+}
+
+class AConfigCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class AnIdCorpusInput : public ::testing::TestWithParam<fs::path> {};
+
+} // namespace
+
+TEST(TheConfigCorpus, HoldsBothAcceptedAndRefusedInputs)
+{
+    const auto files = corpus_files("config");
+    ASSERT_GE(files.size(), 10U);
+    std::size_t accepted = 0;
+    std::size_t refused = 0;
+    for (const auto& file : files) {
+        try {
+            (void)nr::core::parse_config(read_file(file), file.filename().string());
+            ++accepted;
+        } catch (const nr::core::Error&) {
+            ++refused;
+        }
+    }
+    // Accepted inputs exercise the harness's invariant and planning checks,
+    // refused ones its error contract; the corpus must keep both.
+    EXPECT_GE(accepted, 2U);
+    EXPECT_GE(refused, 8U);
+}
+
+TEST_P(AConfigCorpusInput, PassesTheConfigFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_config(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, AConfigCorpusInput, ::testing::ValuesIn(corpus_files("config")), corpus_test_name);
+
+TEST_P(AnIdCorpusInput, PassesTheIdFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_ids(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, AnIdCorpusInput, ::testing::ValuesIn(corpus_files("ids")), corpus_test_name);
+
+TEST(EveryOneAndTwoByteValue, PassesTheIdFuzzHarnessForEveryKind)
+{
+    for (unsigned kind = 0; kind < 4; ++kind) {
+        for (unsigned a = 0; a < 256; ++a) {
+            const std::string one{static_cast<char>(kind), static_cast<char>(a)};
+            ASSERT_NO_THROW(feed_ids(one)) << "kind " << kind << " byte " << a;
+            for (unsigned b = 0; b < 256; b += 5) {
+                const std::string two{static_cast<char>(kind), static_cast<char>(a), static_cast<char>(b)};
+                ASSERT_NO_THROW(feed_ids(two)) << "kind " << kind << " bytes " << a << "," << b;
+            }
+        }
+    }
+}
+
+TEST(RandomIdLikeInputs, PassTheIdFuzzHarness)
+{
+    std::mt19937 rng(20240601U); // fixed seed: a failure reproduces
+    const std::string alphabet = "aZ09._@-/ \\\n\x7f\xc3\xbc.";
+    for (int round = 0; round < 20000; ++round) {
+        const auto length = std::uniform_int_distribution<std::size_t>(1, 70)(rng);
+        std::string input;
+        for (std::size_t i = 0; i < length; ++i) {
+            input += alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)];
+        }
+        ASSERT_NO_THROW(feed_ids(input)) << "round " << round;
+    }
+}
+
+TEST(MutatedConfigCorpusInputs, PassTheConfigFuzzHarness)
+{
+    std::mt19937 rng(20240602U);
+    const auto files = corpus_files("config");
+    ASSERT_FALSE(files.empty());
+    const std::string interesting = "\n\t :-[]{}#&*!?|>'\"/.\\0~";
+    for (int round = 0; round < 3000; ++round) {
+        auto input = read_file(files[static_cast<std::size_t>(round) % files.size()]);
+        const auto edits = std::uniform_int_distribution<int>(1, 4)(rng);
+        for (int e = 0; e < edits && !input.empty(); ++e) {
+            const auto at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
+            const auto c = interesting[std::uniform_int_distribution<std::size_t>(0, interesting.size() - 1)(rng)];
+            switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+            case 0: input[at] = c; break;
+            case 1: input.insert(at, 1, c); break;
+            default: input.erase(at, 1); break;
+            }
+        }
+        ASSERT_NO_THROW(feed_config(input)) << "round " << round << ":\n" << input;
+    }
+}

@@ -1,0 +1,611 @@
+#include "core/config.h"
+
+#include "test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+using namespace nr::core;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+namespace {
+
+constexpr std::string_view kSource = "cfg.yaml";
+
+// Seven lines; the last one is inside adapters.claude, so text appended with
+// four spaces of indentation lands in the claude profile at line 8, and text
+// appended without indentation lands at the top level at line 8.
+const std::string kMinimal = "data_dir: /var/lib/nr\n"            // 1
+                             "callers: {}\n"                      // 2
+                             "sandbox:\n"                         // 3
+                             "  read_only_paths: [/usr]\n"        // 4
+                             "adapters:\n"                        // 5
+                             "  claude:\n"                        // 6
+                             "    executable: /usr/bin/claude\n"; // 7
+
+Config parse(const std::string& yaml)
+{
+    return parse_config(yaml, kSource);
+}
+
+// Checks kind ConfigInvalid and the "<file>:<line>: <key>: <problem>" shape.
+void expect_config_error(const std::string& yaml, int line, const std::string& key, const std::string& problem)
+{
+    const auto e = nr::test::error_from([&] { (void)parse(yaml); });
+    ASSERT_TRUE(e.has_value()) << "accepted:\n" << yaml;
+    EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid) << e->what();
+    EXPECT_THAT(e->what(), StartsWith(std::string(kSource) + ":" + std::to_string(line) + ": " + key + ": "));
+    EXPECT_THAT(e->what(), HasSubstr(problem));
+}
+
+#define EXPECT_CONFIG_ERROR(yaml, line, key, problem)                                                                  \
+    do {                                                                                                               \
+        SCOPED_TRACE("expected " + std::string(key) + " at line " + std::to_string(line));                             \
+        expect_config_error(yaml, line, key, problem);                                                                 \
+    } while (false)
+
+} // namespace
+
+// ---------------------------------------------------------------- accepted
+
+TEST(AMinimalConfig, IsAcceptedWithDocumentedDefaults)
+{
+    const auto c = parse(kMinimal);
+    EXPECT_EQ(c.source, "cfg.yaml");
+    EXPECT_EQ(c.data_dir, "/var/lib/nr");
+    EXPECT_EQ(c.bwrap_path, "/usr/bin/bwrap");
+    EXPECT_EQ(c.idle_timeout_sec, 30U);
+    EXPECT_EQ(c.default_path, "/usr/local/bin:/usr/bin:/bin");
+    EXPECT_THAT(c.callers.users, IsEmpty());
+    EXPECT_THAT(c.callers.groups, IsEmpty());
+    EXPECT_THAT(c.callers.run_as_users, IsEmpty());
+    EXPECT_THAT(c.read_only_paths, ElementsAre("/usr"));
+    EXPECT_THAT(c.hidden_paths, IsEmpty());
+    EXPECT_EQ(c.limits.memory_max_bytes, 2ULL << 30U);
+    EXPECT_EQ(c.limits.tasks_max, 512U);
+    EXPECT_EQ(c.limits.cpu_quota_percent, 100U);
+    EXPECT_EQ(c.limits.runtime_max_sec, 3600U);
+    EXPECT_EQ(c.limits.tmp_size_bytes, 256ULL << 20U);
+    ASSERT_EQ(c.adapters.size(), 1U);
+    const auto& claude = c.adapters.at("claude");
+    EXPECT_EQ(claude.name, "claude");
+    EXPECT_EQ(claude.executable, "/usr/bin/claude");
+    EXPECT_THAT(claude.read_only_paths, IsEmpty());
+    EXPECT_THAT(claude.credential_env, IsEmpty());
+    EXPECT_EQ(claude.network, NetworkMode::Host);
+    EXPECT_FALSE(claude.nested_userns);
+}
+
+TEST(AFullConfig, SetsEveryField)
+{
+    const auto c = parse(R"(# operator config
+data_dir: /var/lib/nr
+bwrap: /opt/bwrap/bin/bwrap
+idle_timeout_sec: 120
+path: /usr/bin:/bin
+callers:
+  users: [alice, bob]
+  groups: [agents]
+  run_as_users: [svc]
+sandbox:
+  read_only_paths: [/usr, /etc/ssl]
+  hidden_paths:
+    - /home
+    - /root
+limits:
+  memory_max: 4G
+  tasks_max: 1024
+  cpu_quota_percent: 200
+  runtime_max_sec: 7200
+  tmp_size: 512M
+adapters:
+  claude:
+    executable: /usr/bin/claude
+    read_only_paths: [/opt/claude]
+    credential_env: [ANTHROPIC_API_KEY]
+    network: offline
+    nested_userns: true
+  codex:
+    executable: /usr/bin/codex
+)");
+    EXPECT_EQ(c.bwrap_path, "/opt/bwrap/bin/bwrap");
+    EXPECT_EQ(c.idle_timeout_sec, 120U);
+    EXPECT_EQ(c.default_path, "/usr/bin:/bin");
+    EXPECT_THAT(c.callers.users, ElementsAre("alice", "bob"));
+    EXPECT_THAT(c.callers.groups, ElementsAre("agents"));
+    EXPECT_THAT(c.callers.run_as_users, ElementsAre("svc"));
+    EXPECT_THAT(c.read_only_paths, ElementsAre("/usr", "/etc/ssl"));
+    EXPECT_THAT(c.hidden_paths, ElementsAre("/home", "/root"));
+    EXPECT_EQ(c.limits.memory_max_bytes, 4ULL << 30U);
+    EXPECT_EQ(c.limits.tasks_max, 1024U);
+    EXPECT_EQ(c.limits.cpu_quota_percent, 200U);
+    EXPECT_EQ(c.limits.runtime_max_sec, 7200U);
+    EXPECT_EQ(c.limits.tmp_size_bytes, 512ULL << 20U);
+    ASSERT_EQ(c.adapters.size(), 2U);
+    const auto& claude = c.adapters.at("claude");
+    EXPECT_THAT(claude.read_only_paths, ElementsAre("/opt/claude"));
+    EXPECT_THAT(claude.credential_env, ElementsAre("ANTHROPIC_API_KEY"));
+    EXPECT_EQ(claude.network, NetworkMode::Offline);
+    EXPECT_TRUE(claude.nested_userns);
+    const auto& codex = c.adapters.at("codex");
+    EXPECT_EQ(codex.name, "codex");
+    EXPECT_EQ(codex.executable, "/usr/bin/codex");
+    EXPECT_EQ(codex.network, NetworkMode::Host);
+}
+
+TEST(AConfigWithALeadingDocumentMarker, IsAccepted)
+{
+    EXPECT_EQ(parse("---\n" + kMinimal).data_dir, "/var/lib/nr");
+}
+
+// ------------------------------------------------------------ unknown keys
+
+TEST(AConfigWithAnUnknownKey, IsRejectedNamingFileLineAndKey)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "colour: red\n", 8, "colour", "unknown key");
+}
+
+TEST(AConfigWithAnUnknownKeyUnderCallers, IsRejectedNamingFileLineAndKey)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\n"
+                        "callers:\n"
+                        "  users: [alice]\n"
+                        "  admins: [mallory]\n",
+                        4, "callers.admins", "unknown key");
+}
+
+TEST(AConfigWithAnUnknownKeyUnderSandbox, IsRejectedNamingFileLineAndKey)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\n"
+                        "callers: {}\n"
+                        "sandbox:\n"
+                        "  read_only_paths: [/usr]\n"
+                        "  read_write_paths: [/]\n",
+                        5, "sandbox.read_write_paths", "unknown key");
+}
+
+TEST(AConfigWithAnUnknownKeyUnderLimits, IsRejectedNamingFileLineAndKey)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  memory_max: 1G\n  memory_high: 1G\n", 10, "limits.memory_high",
+                        "unknown key");
+}
+
+TEST(AConfigWithAnUnknownKeyInAnAdapterProfile, IsRejectedNamingFileLineAndKey)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "    network_mode: host\n", 8, "adapters.claude.network_mode", "unknown key");
+}
+
+TEST(AConfigWithAMisspelledKey, IsRejectedEvenWhenOnlyTheCaseDiffers)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "Data_Dir: /srv\n", 8, "Data_Dir", "unknown key");
+}
+
+TEST(TheLineNumberOfAConfigError, CountsCommentsAndBlankLines)
+{
+    EXPECT_CONFIG_ERROR("# native-runtime\n"
+                        "\n"
+                        "# data\n"
+                        "data_dir: /var/lib/nr\n"
+                        "\n"
+                        "callers:\n"
+                        "  # who may call\n"
+                        "  users: [alice]\n"
+                        "\n"
+                        "  uesrs: [bob]\n",
+                        10, "callers.uesrs", "unknown key");
+}
+
+// ---------------------------------------------------- duplicate and odd keys
+
+TEST(AConfigWithADuplicateTopLevelKey, IsRejectedInsteadOfSilentlyKeepingTheLastValue)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "data_dir: /srv/other\n", 8, "data_dir", "duplicate key");
+}
+
+TEST(AConfigWithADuplicateNestedKey, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\n"
+                        "callers: {}\n"
+                        "sandbox:\n"
+                        "  hidden_paths: [/home]\n"
+                        "  read_only_paths: [/usr]\n"
+                        "  hidden_paths: []\n",
+                        6, "sandbox.hidden_paths", "duplicate key");
+}
+
+TEST(AConfigWithADuplicateAdapterName, IsRejected)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "  claude:\n    executable: /usr/bin/other\n", 8, "adapters.claude",
+                        "duplicate key");
+}
+
+TEST(AConfigWithANonStringKey, IsRejectedAsConfigInvalid)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "? [a, b]\n: c\n", 8, "<top>", "keys must be strings");
+    EXPECT_CONFIG_ERROR(kMinimal + "  ? {x: y}\n  : {executable: /usr/bin/x}\n", 8, "adapters", "keys must be strings");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers:\n  ? [users]\n  : [alice]\n", 3, "callers",
+                        "keys must be strings");
+}
+
+TEST(AConfigWithASecondYamlDocument, IsRejectedAtTheDocumentMarkerInsteadOfIgnoringIt)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "---\nsandbox:\n  hidden_paths: [/home]\n", 8, "<top>", "single YAML document");
+    EXPECT_CONFIG_ERROR(kMinimal + "---\n", 8, "<top>", "single YAML document");
+}
+
+TEST(AnInputOnWhichYamlCppReportsEndlessDocuments, IsRejectedInsteadOfHanging)
+{
+    // Found by tests/fuzz/config_fuzz.cpp: YAML::LoadAll never returns on it.
+    EXPECT_CONFIG_ERROR(R"(,""""*""""""""""$""*"""""""$""*"""""""""""! er)", 1, "<top>", "single YAML document");
+}
+
+// --------------------------------------------------------- invalid structure
+
+TEST(AnEmptyConfig, IsRejectedAsNotAMapping)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid, parse(""));
+    EXPECT_THAT(e->what(), HasSubstr("expected a mapping"));
+}
+
+TEST(AConfigThatIsAList, IsRejectedAsNotAMapping)
+{
+    EXPECT_CONFIG_ERROR("- data_dir: /var/lib/nr\n", 1, "<top>", "expected a mapping");
+}
+
+TEST(InvalidYaml, IsRejectedWithTheLineOfTheSyntaxError)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /x\n\tcallers: {}\n", 2, "not valid YAML", "tab");
+    EXPECT_CONFIG_ERROR("data_dir: /x\ncallers: {}\nsandbox: *nope\n", 3, "not valid YAML", "anchor");
+    NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid, parse("data_dir: [/x\n"));
+    EXPECT_THAT(e->what(), StartsWith("cfg.yaml:"));
+    EXPECT_THAT(e->what(), HasSubstr("not valid YAML"));
+}
+
+TEST(AConfigNamedBySource, NamesThatSourceInItsErrors)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid,
+                      parse_config(kMinimal + "x: 1\n", "/etc/native-runtime/config.yaml"));
+    EXPECT_THAT(e->what(), StartsWith("/etc/native-runtime/config.yaml:8: x: "));
+}
+
+// ----------------------------------------------------------------- types
+
+TEST(AScalarGivenAsAList, IsRejectedAsWrongType)
+{
+    EXPECT_CONFIG_ERROR("data_dir: [/var/lib/nr]\n", 1, "data_dir", "expected a string");
+}
+
+TEST(AListGivenAsAScalar, IsRejectedAsWrongType)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers:\n  users: alice\n", 3, "callers.users", "expected a list");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: /usr\n", 4,
+                        "sandbox.read_only_paths", "expected a list");
+}
+
+TEST(AListOfListsWhereStringsAreExpected, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers:\n  groups: [[wheel]]\n", 3, "callers.groups",
+                        "expected a string");
+}
+
+TEST(AMappingGivenAsAList, IsRejectedAsWrongType)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: [alice]\n", 2, "callers", "expected a mapping");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox: [/usr]\n", 3, "sandbox", "expected a mapping");
+}
+
+TEST(AdaptersGivenAsAList, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\n"
+                        "adapters:\n  - claude\n",
+                        6, "adapters", "expected a mapping of adapter names");
+}
+
+TEST(AnAdapterProfileThatIsNotAMapping, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\n"
+                        "adapters:\n  claude: /usr/bin/claude\n",
+                        6, "adapters.claude", "expected a mapping");
+}
+
+TEST(AnEmptyValue, IsRejectedAtTheLineOfItsKey)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "bwrap:\n", 8, "bwrap", "expected a value");
+    EXPECT_CONFIG_ERROR(kMinimal + "bwrap: ~\n", 8, "bwrap", "expected a value");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers:\nsandbox:\n  read_only_paths: [/usr]\n", 2, "callers",
+                        "expected a value");
+    EXPECT_CONFIG_ERROR(kMinimal + "  codex:\n", 8, "adapters.codex", "expected a value");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tasks_max:\n", 9, "limits.tasks_max", "expected a value");
+}
+
+TEST(AnEmptyListEntry, IsRejectedAsNotAString)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers:\n  users: [alice, ~]\n", 3, "callers.users",
+                        "expected a string");
+}
+
+// ----------------------------------------------------------- missing keys
+
+TEST(AConfigWithoutDataDir, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("callers: {}\nsandbox:\n  read_only_paths: [/usr]\nadapters:\n  claude:\n"
+                        "    executable: /usr/bin/claude\n",
+                        1, "data_dir", "missing required key");
+}
+
+TEST(AConfigWithoutCallers, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\nsandbox:\n  read_only_paths: [/usr]\nadapters:\n  claude:\n"
+                        "    executable: /usr/bin/claude\n",
+                        1, "callers", "missing required key");
+}
+
+TEST(AConfigWithoutSandbox, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nadapters:\n  claude:\n"
+                        "    executable: /usr/bin/claude\n",
+                        1, "sandbox.read_only_paths", "missing required key");
+}
+
+TEST(AConfigWithoutReadOnlyPaths, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  hidden_paths: [/home]\nadapters:\n"
+                        "  claude:\n    executable: /usr/bin/claude\n",
+                        1, "sandbox.read_only_paths", "missing required key");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: []\nadapters:\n"
+                        "  claude:\n    executable: /usr/bin/claude\n",
+                        1, "sandbox.read_only_paths", "missing required key");
+}
+
+TEST(AConfigWithoutAdapters, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\n", 1, "adapters",
+                        "at least one adapter");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\nadapters: {}\n", 1,
+                        "adapters", "at least one adapter");
+}
+
+TEST(AnAdapterWithoutExecutable, IsRejectedAtTheProfile)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\nadapters:\n"
+                        "  claude:\n    network: host\n",
+                        7, "adapters.claude.executable", "missing required key");
+}
+
+// ----------------------------------------------------------------- paths
+
+TEST(ARelativeDataDir, IsRejectedWithThePathProblem)
+{
+    EXPECT_CONFIG_ERROR("data_dir: var/lib/nr\n", 1, "data_dir", "absolute path");
+}
+
+TEST(DataDirAtTheRoot, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("callers: {}\nsandbox:\n  read_only_paths: [/usr]\nadapters:\n  claude:\n"
+                        "    executable: /usr/bin/claude\ndata_dir: /\n",
+                        7, "data_dir", "must not be /");
+}
+
+TEST(ANonCanonicalGrant, IsRejectedNamingTheList)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths:\n    - /usr\n"
+                        "    - /etc/../root\n",
+                        6, "sandbox.read_only_paths", "canonical");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr/]\n", 4,
+                        "sandbox.read_only_paths", "end with '/'");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\n"
+                        "  hidden_paths: [home]\n",
+                        5, "sandbox.hidden_paths", "absolute path");
+}
+
+TEST(ARelativeExecutableOrBwrap, IsRejected)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "bwrap: bwrap\n", 8, "bwrap", "absolute path");
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\nadapters:\n"
+                        "  claude:\n    executable: claude\n",
+                        7, "adapters.claude.executable", "absolute path");
+}
+
+// ------------------------------------------- grants versus what stays hidden
+
+TEST(AReadOnlyGrantInsideDataDir, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths:\n    - /usr\n"
+                        "    - /var/lib/nr/native-runtime\nadapters:\n  claude:\n    executable: /usr/bin/claude\n",
+                        6, "sandbox.read_only_paths", "overlaps the path /var/lib/nr");
+}
+
+TEST(AReadOnlyGrantContainingDataDir, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths:\n    - /usr\n"
+                        "    - /var/lib\nadapters:\n  claude:\n    executable: /usr/bin/claude\n",
+                        6, "sandbox.read_only_paths", "read-only grant /var/lib overlaps the path /var/lib/nr");
+}
+
+TEST(ARootGrant, IsRejectedBecauseItContainsDataDir)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/]\nadapters:\n"
+                        "  claude:\n    executable: /usr/bin/claude\n",
+                        4, "sandbox.read_only_paths", "read-only grant / overlaps");
+}
+
+TEST(AReadOnlyGrantInsideAHiddenPath, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr, /home/alice]\n"
+                        "  hidden_paths: [/home]\nadapters:\n  claude:\n    executable: /usr/bin/claude\n",
+                        4, "sandbox.read_only_paths", "grant /home/alice overlaps the path /home");
+}
+
+TEST(AReadOnlyGrantContainingAHiddenPath, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr, /etc]\n"
+                        "  hidden_paths: [/etc/shadow]\nadapters:\n  claude:\n    executable: /usr/bin/claude\n",
+                        4, "sandbox.read_only_paths", "grant /etc overlaps the path /etc/shadow");
+}
+
+TEST(AnAdapterGrantOverlappingAHiddenPathOrDataDir, IsRejectedAtTheAdapterKey)
+{
+    // Control: without the hidden path the same adapter grants are fine.
+    EXPECT_NO_THROW((void)parse(kMinimal + "    read_only_paths:\n      - /opt/claude\n      - /root/.claude\n"));
+    const std::string hidden_root = "data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\n"
+                                    "  hidden_paths: [/root]\nadapters:\n  claude:\n"
+                                    "    executable: /usr/bin/claude\n";
+    EXPECT_CONFIG_ERROR(hidden_root + "    read_only_paths:\n      - /opt/claude\n      - /root/.claude\n", 11,
+                        "adapters.claude.read_only_paths", "grant /root/.claude overlaps the path /root");
+    EXPECT_CONFIG_ERROR(kMinimal + "    read_only_paths: [/var]\n", 8, "adapters.claude.read_only_paths",
+                        "grant /var overlaps the path /var/lib/nr");
+}
+
+TEST(AnAdapterExecutableInsideAHiddenPath, IsRejected)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\n"
+                        "  hidden_paths: [/home]\nadapters:\n  claude:\n    executable: /home/alice/bin/claude\n",
+                        8, "adapters.claude.executable", "overlaps the path /home");
+}
+
+TEST(AGrantBesideDataDirOrAHiddenPath, IsAcceptedBecauseOverlapIsComponentWise)
+{
+    const auto c = parse("data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n"
+                         "  read_only_paths: [/usr, /var/lib/nrx, /home2]\n  hidden_paths: [/home]\n"
+                         "adapters:\n  claude:\n    executable: /usr/bin/claude\n    read_only_paths: [/var/lib/n]\n");
+    EXPECT_THAT(c.read_only_paths, ElementsAre("/usr", "/var/lib/nrx", "/home2"));
+    EXPECT_THAT(c.adapters.at("claude").read_only_paths, ElementsAre("/var/lib/n"));
+}
+
+TEST(AReadOnlyGrantInsideWhatTheSandboxProvidesItself, IsRejected)
+{
+    const std::string head = "data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths:\n    - /usr\n";
+    const std::string tail = "adapters:\n  claude:\n    executable: /usr/bin/claude\n";
+    EXPECT_CONFIG_ERROR(head + "    - /proc/sys\n" + tail, 6, "sandbox.read_only_paths", "lies inside /proc");
+    EXPECT_CONFIG_ERROR(head + "    - /dev\n" + tail, 6, "sandbox.read_only_paths", "lies inside /dev");
+    EXPECT_CONFIG_ERROR(head + "    - /tmp/.X11-unix\n" + tail, 6, "sandbox.read_only_paths", "lies inside /tmp");
+    EXPECT_CONFIG_ERROR(kMinimal + "    read_only_paths: [/tmp]\n", 8, "adapters.claude.read_only_paths",
+                        "lies inside /tmp");
+    // Component-wise: /devices and /tmpfiles are not /dev and /tmp.
+    EXPECT_THAT(parse(head + "    - /devices\n    - /tmpfiles\n" + tail).read_only_paths,
+                ElementsAre("/usr", "/devices", "/tmpfiles"));
+}
+
+// ----------------------------------------------------------------- sizes
+
+TEST(AMemoryLimitWithASuffix, IsParsedAsBytes)
+{
+    EXPECT_EQ(parse(kMinimal + "limits:\n  memory_max: 512M\n").limits.memory_max_bytes, 512ULL << 20U);
+    EXPECT_EQ(parse(kMinimal + "limits:\n  memory_max: 2G\n").limits.memory_max_bytes, 2ULL << 30U);
+    EXPECT_EQ(parse(kMinimal + "limits:\n  tmp_size: 64K\n").limits.tmp_size_bytes, 64ULL << 10U);
+    EXPECT_EQ(parse(kMinimal + "limits:\n  tmp_size: 1048576\n").limits.tmp_size_bytes, 1048576U);
+}
+
+TEST(AMalformedSize, IsRejectedNamingTheKey)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  memory_max: bad\n", 9, "limits.memory_max", "size such as 512M");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  memory_max: 512m\n", 9, "limits.memory_max", "size such as 512M");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tmp_size: 1.5G\n", 9, "limits.tmp_size", "size such as 512M");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tmp_size: -1G\n", 9, "limits.tmp_size", "size such as 512M");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tmp_size: [1G]\n", 9, "limits.tmp_size", "expected a string");
+}
+
+TEST(AZeroLimit, IsRejected)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  memory_max: 0G\n", 9, "limits", "greater than zero");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tasks_max: 0\n", 9, "limits", "greater than zero");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  cpu_quota_percent: 0\n", 9, "limits", "greater than zero");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  runtime_max_sec: 0\n", 9, "limits", "greater than zero");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tmp_size: 0\n", 9, "limits", "greater than zero");
+}
+
+TEST(NumericLimits, AreAcceptedUpToTheirMaximumAndRejectedAbove)
+{
+    const auto at_max = parse(kMinimal + "idle_timeout_sec: 86400\nlimits:\n  tasks_max: 4194304\n"
+                                         "  cpu_quota_percent: 100000\n  runtime_max_sec: 31536000\n");
+    EXPECT_EQ(at_max.idle_timeout_sec, 86400U);
+    EXPECT_EQ(at_max.limits.tasks_max, 4194304U);
+    EXPECT_EQ(at_max.limits.cpu_quota_percent, 100000U);
+    EXPECT_EQ(at_max.limits.runtime_max_sec, 31536000U);
+
+    EXPECT_CONFIG_ERROR(kMinimal + "idle_timeout_sec: 86401\n", 8, "idle_timeout_sec", "up to 86400");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tasks_max: 4194305\n", 9, "limits.tasks_max", "up to 4194304");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  cpu_quota_percent: 100001\n", 9, "limits.cpu_quota_percent",
+                        "up to 100000");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  runtime_max_sec: 31536001\n", 9, "limits.runtime_max_sec",
+                        "up to 31536000");
+}
+
+TEST(ANonNumericCount, IsRejected)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tasks_max: many\n", 9, "limits.tasks_max", "unsigned integer");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tasks_max: -1\n", 9, "limits.tasks_max", "unsigned integer");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tasks_max: 0x10\n", 9, "limits.tasks_max", "unsigned integer");
+    EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tasks_max: 10 tasks\n", 9, "limits.tasks_max", "unsigned integer");
+    EXPECT_CONFIG_ERROR(kMinimal + "idle_timeout_sec: 99999999999999999999999\n", 8, "idle_timeout_sec",
+                        "unsigned integer");
+}
+
+TEST(ParseByteSize, AcceptsPlainBytesAndBinarySuffixes)
+{
+    EXPECT_EQ(parse_byte_size("1024"), 1024U);
+    EXPECT_EQ(parse_byte_size("0"), 0U);
+    EXPECT_EQ(parse_byte_size("64K"), 64ULL * 1024);
+    EXPECT_EQ(parse_byte_size("512M"), 512ULL * 1024 * 1024);
+    EXPECT_EQ(parse_byte_size("2G"), 2ULL * 1024 * 1024 * 1024);
+    EXPECT_EQ(parse_byte_size("1T"), 1ULL << 40U);
+    EXPECT_EQ(parse_byte_size("18446744073709551615"), 18446744073709551615ULL);
+    EXPECT_EQ(parse_byte_size("17179869183G"), 17179869183ULL << 30U);
+}
+
+TEST(ParseByteSize, RejectsMalformedOrOverflowingSizes)
+{
+    for (const char* bad : {"", "M", "G", "bad", "512m", "512MB", "1.5G", "-1", "-1G", "+1G", " 1G", "1G ", "1 G",
+                            "18446744073709551616", "17179869184G", "0x10", "K1"}) {
+        EXPECT_THROW((void)parse_byte_size(bad), std::invalid_argument) << "input: '" << bad << "'";
+    }
+}
+
+// --------------------------------------------------------- adapter fields
+
+TEST(ANetworkMode, IsHostOrOfflineAndNothingElse)
+{
+    EXPECT_EQ(parse(kMinimal + "    network: host\n").adapters.at("claude").network, NetworkMode::Host);
+    EXPECT_EQ(parse(kMinimal + "    network: offline\n").adapters.at("claude").network, NetworkMode::Offline);
+    EXPECT_CONFIG_ERROR(kMinimal + "    network: none\n", 8, "adapters.claude.network", "expected host or offline");
+    EXPECT_CONFIG_ERROR(kMinimal + "    network: Host\n", 8, "adapters.claude.network", "expected host or offline");
+    EXPECT_CONFIG_ERROR(kMinimal + "    network: [host]\n", 8, "adapters.claude.network", "expected a string");
+}
+
+TEST(NestedUserns, IsAStrictBoolean)
+{
+    EXPECT_TRUE(parse(kMinimal + "    nested_userns: true\n").adapters.at("claude").nested_userns);
+    EXPECT_FALSE(parse(kMinimal + "    nested_userns: false\n").adapters.at("claude").nested_userns);
+    EXPECT_CONFIG_ERROR(kMinimal + "    nested_userns: yes\n", 8, "adapters.claude.nested_userns",
+                        "expected true or false");
+    EXPECT_CONFIG_ERROR(kMinimal + "    nested_userns: 1\n", 8, "adapters.claude.nested_userns",
+                        "expected true or false");
+    EXPECT_CONFIG_ERROR(kMinimal + "    nested_userns: True\n", 8, "adapters.claude.nested_userns",
+                        "expected true or false");
+}
+
+TEST(AnAdapterName, MustBeAValidId)
+{
+    const std::string head = "data_dir: /var/lib/nr\ncallers: {}\nsandbox:\n  read_only_paths: [/usr]\nadapters:\n";
+    EXPECT_CONFIG_ERROR(head + "  -claude:\n    executable: /usr/bin/claude\n", 6, "adapters.-claude",
+                        "adapter must start with a letter or digit");
+    EXPECT_CONFIG_ERROR(head + "  .claude:\n    executable: /usr/bin/claude\n", 6, "adapters..claude",
+                        "adapter must start with a letter or digit");
+    EXPECT_CONFIG_ERROR(head + "  \"a/b\":\n    executable: /usr/bin/claude\n", 6, "adapters.a/b",
+                        "adapter may contain only");
+    EXPECT_CONFIG_ERROR(head + "  \"a b\":\n    executable: /usr/bin/claude\n", 6, "adapters.a b",
+                        "adapter may contain only");
+    EXPECT_CONFIG_ERROR(head + "  \"\":\n    executable: /usr/bin/claude\n", 6, "adapters.",
+                        "adapter must not be empty");
+    const std::string long_name(65, 'a');
+    EXPECT_CONFIG_ERROR(head + "  " + long_name + ":\n    executable: /usr/bin/claude\n", 6, "adapters." + long_name,
+                        "longer than 64");
+    const auto ok = parse(head + "  claude-code_v1.2@x:\n    executable: /usr/bin/claude\n");
+    EXPECT_EQ(ok.adapters.count("claude-code_v1.2@x"), 1U);
+}

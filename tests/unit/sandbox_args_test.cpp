@@ -1,0 +1,260 @@
+#include "core/sandbox_args.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace nr::core;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::Not;
+
+namespace {
+
+using Argv = std::vector<std::string>;
+
+SandboxLayout layout()
+{
+    SandboxLayout l;
+    l.read_only = {"/usr", "/etc/ssl"};
+    l.read_write = {"/var/lib/nr/native-runtime/alice/home", "/var/lib/nr/native-runtime/alice/chats/c1/workspace"};
+    l.symlinks = {{"/bin", "usr/bin"}, {"/lib", "usr/lib"}};
+    l.working_dir = "/var/lib/nr/native-runtime/alice/chats/c1/workspace";
+    l.tmp_size_bytes = 256ULL << 20U;
+    l.network = NetworkMode::Host;
+    l.nested_userns = false;
+    return l;
+}
+
+const Argv kAgent{"/usr/bin/claude", "--print", "hi"};
+
+Argv argv_for(const SandboxLayout& l)
+{
+    return bwrap_argv("/usr/bin/bwrap", l, kAgent);
+}
+
+// The options only: everything before the "--" that separates the agent argv.
+Argv options_of(const Argv& argv)
+{
+    const auto sep = std::find(argv.begin(), argv.end(), "--");
+    return Argv(argv.begin(), sep);
+}
+
+std::optional<std::size_t> find_slice(const Argv& argv, const Argv& slice)
+{
+    const auto it = std::search(argv.begin(), argv.end(), slice.begin(), slice.end());
+    if (it == argv.end()) {
+        return std::nullopt;
+    }
+    return static_cast<std::size_t>(it - argv.begin());
+}
+
+bool has_slice(const Argv& argv, const Argv& slice)
+{
+    return find_slice(argv, slice).has_value();
+}
+
+// Every bwrap option that makes a host path visible, as (option, source, dest).
+struct HostMount {
+    std::string option;
+    std::string source;
+    std::string dest;
+    bool operator==(const HostMount&) const = default;
+};
+
+std::vector<HostMount> host_mounts(const Argv& options)
+{
+    static const std::set<std::string> kTwoArgMounts{"--bind",     "--bind-try",     "--ro-bind", "--ro-bind-try",
+                                                     "--dev-bind", "--dev-bind-try", "--bind-fd", "--ro-bind-fd"};
+    std::vector<HostMount> out;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        if (kTwoArgMounts.contains(options[i])) {
+            out.push_back({options[i], options.at(i + 1), options.at(i + 2)});
+            i += 2;
+        }
+    }
+    return out;
+}
+
+std::size_t position_of_mount(const Argv& argv, const std::string& path)
+{
+    for (std::size_t i = 0; i + 2 < argv.size(); ++i) {
+        if ((argv[i] == "--bind" || argv[i] == "--ro-bind") && argv[i + 1] == path) {
+            return i;
+        }
+    }
+    ADD_FAILURE() << "no mount of " << path;
+    return argv.size();
+}
+
+} // namespace
+
+TEST(TheBwrapArgv, StartsWithTheBwrapPathAndUnsharesEveryNamespaceIncludingUser)
+{
+    const auto argv = argv_for(layout());
+    ASSERT_GE(argv.size(), 3U);
+    EXPECT_EQ(argv[0], "/usr/bin/bwrap");
+    EXPECT_EQ(argv[1], "--unshare-all");
+    EXPECT_EQ(argv[2], "--unshare-user");
+}
+
+TEST(TheBwrapArgv, DropsCapabilitiesAndDiesWithItsParentInANewSession)
+{
+    const auto options = options_of(argv_for(layout()));
+    EXPECT_TRUE(has_slice(options, {"--cap-drop", "ALL"}));
+    EXPECT_THAT(options, Contains("--die-with-parent"));
+    EXPECT_THAT(options, Contains("--new-session"));
+}
+
+TEST(HostNetwork, IsSharedOnlyWhenTheAdapterAsksForIt)
+{
+    auto l = layout();
+    l.network = NetworkMode::Host;
+    EXPECT_THAT(options_of(argv_for(l)), Contains("--share-net"));
+    l.network = NetworkMode::Offline;
+    EXPECT_THAT(options_of(argv_for(l)), Not(Contains("--share-net")));
+    EXPECT_THAT(options_of(argv_for(l)), Contains("--unshare-all"));
+}
+
+TEST(NestedUserNamespaces, AreDisabledUnlessTheAdapterAllowsThem)
+{
+    auto l = layout();
+    l.nested_userns = false;
+    EXPECT_TRUE(has_slice(options_of(argv_for(l)), {"--disable-userns", "--assert-userns-disabled"}));
+    l.nested_userns = true;
+    const auto nested = options_of(argv_for(l));
+    EXPECT_THAT(nested, Not(Contains("--disable-userns")));
+    EXPECT_THAT(nested, Not(Contains("--assert-userns-disabled")));
+    EXPECT_THAT(nested, Contains("--unshare-user"));
+}
+
+TEST(TheMounts, AreExactlyTheListedPathsReadOnlyOrReadWriteAtTheSamePlace)
+{
+    EXPECT_THAT(host_mounts(options_of(argv_for(layout()))),
+                ElementsAre(HostMount{"--ro-bind", "/etc/ssl", "/etc/ssl"}, HostMount{"--ro-bind", "/usr", "/usr"},
+                            HostMount{"--bind", "/var/lib/nr/native-runtime/alice/chats/c1/workspace",
+                                      "/var/lib/nr/native-runtime/alice/chats/c1/workspace"},
+                            HostMount{"--bind", "/var/lib/nr/native-runtime/alice/home",
+                                      "/var/lib/nr/native-runtime/alice/home"}));
+}
+
+TEST(NothingOfTheHost, IsMountedThatWasNotListed)
+{
+    const auto options = options_of(argv_for(layout()));
+    std::set<std::string> sources;
+    for (const auto& m : host_mounts(options)) {
+        sources.insert(m.source);
+    }
+    EXPECT_EQ(sources, (std::set<std::string>{"/usr", "/etc/ssl", "/var/lib/nr/native-runtime/alice/home",
+                                              "/var/lib/nr/native-runtime/alice/chats/c1/workspace"}));
+    for (const char* never : {"/", "/run", "/home", "/var", "/etc", "/tmp", "/proc", "/dev", "/sys"}) {
+        EXPECT_FALSE(sources.contains(never)) << never;
+    }
+    EXPECT_THAT(options, Not(Contains("--dev-bind")));
+    EXPECT_THAT(options, Not(Contains("--bind-try")));
+    EXPECT_THAT(options, Not(Contains("--ro-bind-try")));
+    EXPECT_THAT(options, Not(Contains("--overlay-src")));
+}
+
+TEST(AnEmptyLayout, MountsNoHostPathAtAll)
+{
+    SandboxLayout l;
+    l.working_dir = "/";
+    l.tmp_size_bytes = 1;
+    EXPECT_THAT(host_mounts(options_of(bwrap_argv("/usr/bin/bwrap", l, kAgent))), ::testing::IsEmpty());
+}
+
+TEST(ParentMounts, ComeBeforeTheirChildrenWhateverTheListOrder)
+{
+    SandboxLayout l = layout();
+    l.read_only = {"/srv/ws/ro", "/usr/lib", "/srv", "/usr"};
+    l.read_write = {"/srv/ws/ro/rw", "/srv/ws"};
+    const auto argv = argv_for(l);
+    EXPECT_LT(position_of_mount(argv, "/usr"), position_of_mount(argv, "/usr/lib"));
+    EXPECT_LT(position_of_mount(argv, "/srv"), position_of_mount(argv, "/srv/ws"));
+    EXPECT_LT(position_of_mount(argv, "/srv/ws"), position_of_mount(argv, "/srv/ws/ro"));
+    EXPECT_LT(position_of_mount(argv, "/srv/ws/ro"), position_of_mount(argv, "/srv/ws/ro/rw"));
+}
+
+TEST(ParentMounts, ComeBeforeChildrenEvenWhenASiblingSortsBetweenThem)
+{
+    SandboxLayout l = layout();
+    // '-' and '.' sort before '/', so /usr-local and /usr.d fall between /usr and /usr/lib.
+    l.read_only = {"/usr/lib", "/usr-local", "/usr.d", "/usr"};
+    l.read_write = {};
+    const auto argv = argv_for(l);
+    EXPECT_LT(position_of_mount(argv, "/usr"), position_of_mount(argv, "/usr/lib"));
+}
+
+TEST(ReadWritePaths, AreBoundWritableAndReadOnlyPathsAreNot)
+{
+    const auto options = options_of(argv_for(layout()));
+    EXPECT_TRUE(has_slice(
+        options, {"--bind", "/var/lib/nr/native-runtime/alice/home", "/var/lib/nr/native-runtime/alice/home"}));
+    EXPECT_TRUE(has_slice(options, {"--ro-bind", "/usr", "/usr"}));
+    EXPECT_FALSE(has_slice(options, {"--bind", "/usr", "/usr"}));
+    EXPECT_FALSE(has_slice(
+        options, {"--ro-bind", "/var/lib/nr/native-runtime/alice/home", "/var/lib/nr/native-runtime/alice/home"}));
+}
+
+TEST(RootSymlinks, AreCreatedAsTargetThenPathAfterTheMounts)
+{
+    const auto argv = argv_for(layout());
+    const auto bin = find_slice(argv, {"--symlink", "usr/bin", "/bin"});
+    const auto lib = find_slice(argv, {"--symlink", "usr/lib", "/lib"});
+    ASSERT_TRUE(bin.has_value());
+    ASSERT_TRUE(lib.has_value());
+    EXPECT_GT(*bin, position_of_mount(argv, "/var/lib/nr/native-runtime/alice/home"));
+}
+
+TEST(TheSandbox, GetsItsOwnProcDevAndSizedTmp)
+{
+    const auto options = options_of(argv_for(layout()));
+    EXPECT_TRUE(has_slice(options, {"--proc", "/proc", "--dev", "/dev"}));
+    EXPECT_TRUE(has_slice(options, {"--size", "268435456", "--perms", "1777", "--tmpfs", "/tmp"}));
+}
+
+TEST(TheTmpSize, ComesFromTheLayout)
+{
+    auto l = layout();
+    l.tmp_size_bytes = 1ULL << 30U;
+    EXPECT_TRUE(has_slice(options_of(argv_for(l)), {"--size", "1073741824", "--perms", "1777", "--tmpfs", "/tmp"}));
+}
+
+TEST(TheSandbox, StartsInTheWorkingDirectory)
+{
+    EXPECT_TRUE(
+        has_slice(options_of(argv_for(layout())), {"--chdir", "/var/lib/nr/native-runtime/alice/chats/c1/workspace"}));
+}
+
+TEST(TheAgentArgv, FollowsTheSeparatorVerbatimAtTheEnd)
+{
+    const Argv hostile{"/usr/bin/claude", "--bind", "/", "/", "--"};
+    const auto argv = bwrap_argv("/usr/bin/bwrap", layout(), hostile);
+    const auto sep = std::find(argv.begin(), argv.end(), "--");
+    ASSERT_NE(sep, argv.end());
+    EXPECT_THAT(Argv(sep + 1, argv.end()), ElementsAreArray(hostile));
+    // Agent arguments are not bwrap options.
+    EXPECT_FALSE(has_slice(options_of(argv), {"--bind", "/", "/"}));
+}
+
+TEST(TheOptions, AppearInTheDocumentedOrder)
+{
+    EXPECT_THAT(argv_for(layout()),
+                ElementsAre("/usr/bin/bwrap", "--unshare-all", "--unshare-user", "--share-net", "--disable-userns",
+                            "--assert-userns-disabled", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                            "--ro-bind", "/etc/ssl", "/etc/ssl", "--ro-bind", "/usr", "/usr", "--bind",
+                            "/var/lib/nr/native-runtime/alice/chats/c1/workspace",
+                            "/var/lib/nr/native-runtime/alice/chats/c1/workspace", "--bind",
+                            "/var/lib/nr/native-runtime/alice/home", "/var/lib/nr/native-runtime/alice/home",
+                            "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--proc", "/proc", "--dev",
+                            "/dev", "--size", "268435456", "--perms", "1777", "--tmpfs", "/tmp", "--chdir",
+                            "/var/lib/nr/native-runtime/alice/chats/c1/workspace", "--", "/usr/bin/claude", "--print",
+                            "hi"));
+}
