@@ -3,13 +3,17 @@
 // session and, as a positive control, outside one; each verb prints
 // "<verb>=<result>" lines where result is "ok" or an errno name.
 
+#include <arpa/inet.h>
 #include <linux/io_uring.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,6 +37,9 @@ std::string errno_name(int err)
     case EXDEV: return "EXDEV";
     case EINVAL: return "EINVAL";
     case ENOTDIR: return "ENOTDIR";
+    case ECONNREFUSED: return "ECONNREFUSED";
+    case ENETUNREACH: return "ENETUNREACH";
+    case EHOSTUNREACH: return "EHOSTUNREACH";
     default: return "errno" + std::to_string(err);
     }
 }
@@ -180,6 +187,44 @@ int verb_status()
     return 0;
 }
 
+// TCP connect with a short timeout; "timeout" when nothing answered.
+int verb_connect(const std::string& host, const std::string& port)
+{
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(port)));
+    if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+        std::cerr << "nr-probe: not an IPv4 address: " << host << '\n';
+        return 2;
+    }
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int rc = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    if (rc != 0 && errno == EINPROGRESS) {
+        pollfd pfd{fd, POLLOUT, 0};
+        constexpr int kConnectTimeoutMs = 3000;
+        if (poll(&pfd, 1, kConnectTimeoutMs) == 0) {
+            std::cout << "connect=timeout\n";
+            close(fd);
+            return 0;
+        }
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        errno = err;
+        rc = err == 0 ? 0 : -1;
+    }
+    std::cout << "connect=" << outcome(rc == 0) << '\n';
+    close(fd);
+    return 0;
+}
+
+// Whether NAME is set, never its value (values may be secrets).
+int verb_env_has(const std::string& name)
+{
+    std::cout << "env_has=" << (std::getenv(name.c_str()) != nullptr ? "yes" : "no") << '\n';
+    return 0;
+}
+
 int verb_fds()
 {
     std::string fds;
@@ -196,8 +241,8 @@ int main(int argc, char** argv)
 {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr
-            << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | fds\n";
+        std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | "
+                     "fds | connect HOST PORT | env-has NAME\n";
         return 2;
     }
     const auto& verb = args[0];
@@ -221,6 +266,12 @@ int main(int argc, char** argv)
     }
     if (verb == "status") {
         return verb_status();
+    }
+    if (verb == "connect" && args.size() == 3) {
+        return verb_connect(args[1], args[2]);
+    }
+    if (verb == "env-has" && args.size() == 2) {
+        return verb_env_has(args[1]);
     }
     if (verb == "fds") {
         return verb_fds();
