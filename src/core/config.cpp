@@ -109,6 +109,22 @@ public:
         return out;
     }
 
+    std::vector<IpPrefix> address_list(const YAML::Node& node, const std::string& key) const
+    {
+        if (!node.IsSequence()) {
+            error_at(node, key, "expected a list");
+        }
+        std::vector<IpPrefix> out;
+        for (const auto& item : node) {
+            try {
+                out.push_back(parse_ip_prefix(scalar(item, key)));
+            } catch (const std::invalid_argument& e) {
+                error_at(item, key, e.what());
+            }
+        }
+        return out;
+    }
+
     std::uint64_t unsigned_number(const YAML::Node& node, const std::string& key, std::uint64_t max) const
     {
         const auto text = scalar(node, key);
@@ -375,6 +391,10 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                           }},
                          {"hidden_paths", [&](const YAML::Node& v,
                                               const std::string& kk) { config.hidden_paths = r.path_list(v, kk); }},
+                         {"allowed_addresses",
+                          [&](const YAML::Node& v, const std::string& kk) {
+                              config.allowed_addresses = r.address_list(v, kk);
+                          }},
                      });
              }},
             {"limits", [&](const YAML::Node& n, const std::string& k) { parse_limits(r, n, k, config.limits); }},

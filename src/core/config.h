@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/network_policy.h"
+
 namespace nr::core {
 
 enum class NetworkMode { Host, Offline };
@@ -47,6 +49,9 @@ struct Config {
     CallerPolicy callers;
     std::vector<std::string> read_only_paths;
     std::vector<std::string> hidden_paths;
+    // Local destinations host-network sessions may still reach (DNS
+    // resolver, MCP gateway): IPAddressAllow= over the special-use deny list.
+    std::vector<IpPrefix> allowed_addresses;
     SessionLimits limits;
     std::map<std::string, AdapterProfile, std::less<>> adapters;
 };

@@ -100,6 +100,21 @@ std::string choose_workspace(const Config& config, const AdapterProfile& adapter
     return request.workspace;
 }
 
+// Host-network sessions reach the internet but no special-use range except
+// the operator's allowed addresses; offline sessions have no network
+// namespace of the host at all, and the unit denies everything besides.
+void add_network_properties(const Config& config, NetworkMode mode, UnitProperties& properties)
+{
+    if (mode == NetworkMode::Offline) {
+        properties.push_back({"IPAddressDeny", AddressList{{parse_ip_prefix("0.0.0.0/0"), parse_ip_prefix("::/0")}}});
+        return;
+    }
+    properties.push_back({"IPAddressDeny", AddressList{denied_destinations()}});
+    if (!config.allowed_addresses.empty()) {
+        properties.push_back({"IPAddressAllow", AddressList{config.allowed_addresses}});
+    }
+}
+
 UnitProperties unit_properties_for(const Config& config, const SessionPlan& plan, const HostFacts& host,
                                    const std::string& claim_token)
 {
@@ -218,6 +233,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     plan.launch.seccomp = seccomp_policy_for(adapter);
 
     plan.properties = unit_properties_for(config, plan, host, claim_token);
+    add_network_properties(config, adapter.network, plan.properties);
     return plan;
 }
 

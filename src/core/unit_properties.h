@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/network_policy.h"
+
 namespace nr::core {
 
 struct ExecCommand {
@@ -23,8 +25,13 @@ struct JournalFields {
     std::vector<std::string> fields;
 };
 
-using PropertyValue =
-    std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, ExecCommand, StdioSlot, JournalFields>;
+// IPAddressAllow=/IPAddressDeny= are a(iayu) on the bus.
+struct AddressList {
+    std::vector<IpPrefix> prefixes;
+};
+
+using PropertyValue = std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, ExecCommand, StdioSlot,
+                                   JournalFields, AddressList>;
 
 struct UnitProperty {
     std::string name;

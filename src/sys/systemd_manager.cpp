@@ -31,6 +31,15 @@ struct VariantOf {
     {
         return sdbus::Variant(stdio.at(static_cast<std::size_t>(slot)));
     }
+    sdbus::Variant operator()(const core::AddressList& v) const
+    {
+        std::vector<sdbus::Struct<std::int32_t, std::vector<std::uint8_t>, std::uint32_t>> list;
+        list.reserve(v.prefixes.size());
+        for (const auto& prefix : v.prefixes) {
+            list.emplace_back(prefix.family, prefix.bytes, prefix.length);
+        }
+        return sdbus::Variant(list);
+    }
     sdbus::Variant operator()(const core::JournalFields& v) const
     {
         std::vector<std::vector<std::uint8_t>> fields;

@@ -609,3 +609,33 @@ TEST(AnAdapterName, MustBeAValidId)
     const auto ok = parse(head + "  claude-code_v1.2@x:\n    executable: /usr/bin/claude\n");
     EXPECT_EQ(ok.adapters.count("claude-code_v1.2@x"), 1U);
 }
+
+TEST(AConfigWithAllowedAddresses, ParsesThemAsPrefixes)
+{
+    const auto c = parse("data_dir: /var/lib/nr\n"
+                         "callers: {}\n"
+                         "sandbox:\n"
+                         "  read_only_paths: [/usr]\n"
+                         "  allowed_addresses: [127.0.0.2, 10.255.255.53/32, 'fd00::/8']\n"
+                         "adapters:\n"
+                         "  claude:\n"
+                         "    executable: /usr/bin/claude\n");
+    ASSERT_EQ(c.allowed_addresses.size(), 3U);
+    EXPECT_EQ(format_ip_prefix(c.allowed_addresses[0]), "127.0.0.2/32");
+    EXPECT_EQ(format_ip_prefix(c.allowed_addresses[2]), "fd00::/8");
+}
+
+TEST(AConfigWithAMalformedAllowedAddress, IsRejectedNamingItsLine)
+{
+    EXPECT_CONFIG_ERROR("data_dir: /var/lib/nr\n"
+                        "callers: {}\n"
+                        "sandbox:\n"
+                        "  read_only_paths: [/usr]\n"
+                        "  allowed_addresses:\n"
+                        "    - 127.0.0.2\n"
+                        "    - 10.0.0.1/8\n"
+                        "adapters:\n"
+                        "  claude:\n"
+                        "    executable: /usr/bin/claude\n",
+                        7, "sandbox.allowed_addresses", "host bits");
+}

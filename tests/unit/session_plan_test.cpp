@@ -119,6 +119,12 @@ std::vector<std::string> strings_in(const PropertyValue& value)
                 return {std::to_string(v)};
             } else if constexpr (std::is_same_v<V, bool>) {
                 return {v ? "true" : "false"};
+            } else if constexpr (std::is_same_v<V, AddressList>) {
+                std::vector<std::string> out;
+                for (const auto& prefix : v.prefixes) {
+                    out.push_back(format_ip_prefix(prefix));
+                }
+                return out;
             } else {
                 static_assert(std::is_same_v<V, StdioSlot>, "a new PropertyValue type needs rendering here");
                 return {"stdio:" + std::to_string(static_cast<int>(v))};
@@ -271,6 +277,7 @@ TEST(AWorkspaceContainingTheAdaptersReadOnlyPath, IsRefused)
     // Control: another adapter without that grant may use /opt.
     r.adapter = "codex";
     r.argv = {"codex"};
+    r.environment.clear();  // the fixture request carries claude credentials
     r.environment = {};
     EXPECT_EQ(plan(r).workspace, "/opt");
 }
@@ -442,6 +449,7 @@ TEST(TheSandbox, FollowsTheAdapterProfileAndLimits)
     auto r = request();
     r.adapter = "codex";
     r.argv = {"codex"};
+    r.environment.clear();  // the fixture request carries claude credentials
     r.environment = {};
     const auto codex = plan(r).launch.bwrap_argv;
     EXPECT_THAT(codex, Not(Contains("--share-net")));
@@ -616,4 +624,49 @@ TEST(TheClaimToken, IsTheOnlyPartOfTheUnitThatDependsOnTheTokenOrTheSecret)
             EXPECT_EQ(a.properties[i].value.index(), b.properties[i].value.index()) << a.properties[i].name;
         }
     }
+}
+
+namespace {
+
+const AddressList* addresses(const SessionPlan& p, const std::string& name)
+{
+    const auto* property = find_property(p.properties, name);
+    return property == nullptr ? nullptr : std::get_if<AddressList>(&property->value);
+}
+
+} // namespace
+
+TEST(AHostNetworkSession, IsDeniedEverySpecialUseRangeAndAllowedOnlyTheConfiguredAddresses)
+{
+    auto c = config();
+    c.allowed_addresses = {parse_ip_prefix("127.0.0.2")};
+    const auto p = plan(request(), c);
+    const auto* deny = addresses(p, "IPAddressDeny");
+    ASSERT_NE(deny, nullptr);
+    EXPECT_EQ(deny->prefixes, denied_destinations());
+    const auto* allow = addresses(p, "IPAddressAllow");
+    ASSERT_NE(allow, nullptr);
+    EXPECT_EQ(allow->prefixes, c.allowed_addresses);
+}
+
+TEST(AHostNetworkSessionWithoutAllowedAddresses, GetsNoAllowList)
+{
+    const auto p = plan();
+    EXPECT_NE(addresses(p, "IPAddressDeny"), nullptr);
+    EXPECT_EQ(addresses(p, "IPAddressAllow"), nullptr);
+}
+
+TEST(AnOfflineSession, IsDeniedEveryAddressAndAllowedNone)
+{
+    auto c = config();
+    c.allowed_addresses = {parse_ip_prefix("127.0.0.2")};
+    auto r = request();
+    r.adapter = "codex"; // network: offline in the fixture config
+    r.argv = {"codex"};
+    r.environment.clear();  // the fixture request carries claude credentials
+    const auto p = plan(r, c);
+    const auto* deny = addresses(p, "IPAddressDeny");
+    ASSERT_NE(deny, nullptr);
+    EXPECT_EQ(deny->prefixes, (std::vector<IpPrefix>{parse_ip_prefix("0.0.0.0/0"), parse_ip_prefix("::/0")}));
+    EXPECT_EQ(addresses(p, "IPAddressAllow"), nullptr);
 }

@@ -1,0 +1,90 @@
+// Network reach of a session. The harness gives the whole private systemd a
+// network namespace of its own, so every address below lives on this
+// namespace's loopback device, the cloud metadata address included: the
+// probes cannot reach anything beyond this machine whatever they do.
+
+#include "fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace nr::itest;
+
+namespace {
+
+// A TCP listener the kernel completes handshakes for; no accept needed.
+class Listener {
+public:
+    explicit Listener(const char* address)
+    {
+        fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        inet_pton(AF_INET, address, &addr.sin_addr);
+        if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd_, 16) != 0) {
+            throw std::runtime_error(std::string("cannot listen on ") + address);
+        }
+        socklen_t len = sizeof addr;
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+        port_ = std::to_string(ntohs(addr.sin_port));
+    }
+    Listener(const Listener&) = delete;
+    Listener& operator=(const Listener&) = delete;
+    Listener(Listener&&) = delete;
+    Listener& operator=(Listener&&) = delete;
+    ~Listener() { close(fd_); }
+
+    [[nodiscard]] const std::string& port() const { return port_; }
+
+private:
+    int fd_ = -1;
+    std::string port_;
+};
+
+constexpr const char* kMetadata = "169.254.169.254";
+
+class ASessionOnTheHostNetwork : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        // Idempotent: "File exists" on a second suite is fine.
+        (void)run({"ip", "addr", "add", std::string(kMetadata) + "/32", "dev", "lo"});
+    }
+};
+
+} // namespace
+
+TEST_F(ASessionOnTheHostNetwork, ReachesTheAllowedGatewayAddress)
+{
+    const Listener gateway("127.0.0.2");
+    EXPECT_EQ(probe_inside("alice", "net-gw", {"connect", "127.0.0.2", gateway.port()})["connect"], "ok");
+}
+
+TEST_F(ASessionOnTheHostNetwork, CannotReachTheRestOfLoopback)
+{
+    const Listener local("127.0.0.1");
+    EXPECT_EQ(probe_outside(kWorker, {"connect", "127.0.0.1", local.port()})["connect"], "ok") << "positive control";
+    EXPECT_NE(probe_inside("alice", "net-lo", {"connect", "127.0.0.1", local.port()})["connect"], "ok");
+}
+
+TEST_F(ASessionOnTheHostNetwork, CannotReachTheCloudMetadataAddress)
+{
+    const Listener metadata(kMetadata);
+    EXPECT_EQ(probe_outside(kWorker, {"connect", kMetadata, metadata.port()})["connect"], "ok") << "positive control";
+    EXPECT_NE(probe_inside("alice", "net-md", {"connect", kMetadata, metadata.port()})["connect"], "ok");
+}
+
+TEST(AnOfflineSession, CannotReachEvenTheAllowedGatewayAddress)
+{
+    const Listener gateway("127.0.0.2");
+    EXPECT_EQ(probe_inside("alice", "net-gw2", {"connect", "127.0.0.2", gateway.port()})["connect"], "ok")
+        << "positive control: a host-network session reaches it";
+    const auto outcome = run(as_user(
+        kWorker, ctl_run("alice", "net-off", "probe-offline", {"nr-probe", "connect", "127.0.0.2", gateway.port()})));
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_NE(parse_lines(outcome.out)["connect"], "ok");
+}
