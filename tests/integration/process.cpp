@@ -44,6 +44,9 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options, i
         dup2(devnull, STDIN_FILENO);
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
+        for (const auto& assignment : options.env) {
+            putenv(const_cast<char*>(assignment.c_str())); // NOLINT: lives until exec
+        }
         if (options.leak_as_fd7 >= 0) {
             dup2(options.leak_as_fd7, kLeakedFd); // dup2 clears CLOEXEC on the copy
         }
@@ -97,9 +100,9 @@ Outcome run(const std::vector<std::string>& argv, const SpawnOptions& options)
     return collect(pid, out_fd, err_fd);
 }
 
-Background::Background(const std::vector<std::string>& argv)
+Background::Background(const std::vector<std::string>& argv, const SpawnOptions& options)
 {
-    pid_ = spawn(argv, {}, out_fd_, err_fd_);
+    pid_ = spawn(argv, options, out_fd_, err_fd_);
 }
 
 Background::~Background()

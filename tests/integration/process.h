@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace nr::itest {
@@ -20,7 +21,24 @@ struct SpawnOptions {
     // When >= 0, this descriptor is left open in the child as fd 7, to show
     // what happens to descriptors a worker forgets to close.
     int leak_as_fd7 = -1;
+    // NAME=VALUE pairs added to the child's environment (never its argv, so
+    // a secret handed to the worker this way stays off every command line).
+    std::vector<std::string> env;
 };
+
+inline SpawnOptions leaking_fd7(int fd)
+{
+    SpawnOptions options;
+    options.leak_as_fd7 = fd;
+    return options;
+}
+
+inline SpawnOptions with_env(std::vector<std::string> env)
+{
+    SpawnOptions options;
+    options.env = std::move(env);
+    return options;
+}
 
 Outcome run(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
@@ -28,7 +46,7 @@ Outcome run(const std::vector<std::string>& argv, const SpawnOptions& options = 
 // running while the test inspects them).
 class Background {
 public:
-    explicit Background(const std::vector<std::string>& argv);
+    explicit Background(const std::vector<std::string>& argv, const SpawnOptions& options = {});
     Background(const Background&) = delete;
     Background& operator=(const Background&) = delete;
     Background(Background&&) = delete;

@@ -141,10 +141,10 @@ TEST(ADescriptorTheWorkerLeftOpen, IsNotOpenInsideTheSession)
 {
     const int leaked = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
     ASSERT_GE(leaked, 0);
-    auto control = probe_outside(kWorker, {"fds"}, {leaked});
+    auto control = probe_outside(kWorker, {"fds"}, leaking_fd7(leaked));
     EXPECT_NE(("," + control["fds"] + ",").find(",7,"), std::string::npos)
         << "positive control: fd 7 reaches a child of the worker: " << control["fds"];
-    auto inside = probe_inside("alice", "fds", {"fds"}, {leaked});
+    auto inside = probe_inside("alice", "fds", {"fds"}, leaking_fd7(leaked));
     close(leaked);
     EXPECT_EQ(("," + inside["fds"] + ",").find(",7,"), std::string::npos) << inside["fds"];
     // stdio plus the descriptor the probe uses to list /proc/self/fd.
