@@ -9,9 +9,11 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -218,6 +220,20 @@ int verb_connect(const std::string& host, const std::string& port)
     return 0;
 }
 
+// Connects to the abstract unix socket "@NAME".
+int verb_connect_abstract(const std::string& name)
+{
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    addr.sun_path[0] = '\0';
+    name.copy(addr.sun_path + 1, sizeof addr.sun_path - 2);
+    const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    std::cout << "connect_abstract=" << outcome(connect(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0) << '\n';
+    close(fd);
+    return 0;
+}
+
 // Whether NAME is set, never its value (values may be secrets).
 int verb_env_has(const std::string& name)
 {
@@ -242,7 +258,7 @@ int main(int argc, char** argv)
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | "
-                     "fds | connect HOST PORT | env-has NAME\n";
+                     "fds | connect HOST PORT | connect-abstract NAME | env-has NAME\n";
         return 2;
     }
     const auto& verb = args[0];
@@ -269,6 +285,9 @@ int main(int argc, char** argv)
     }
     if (verb == "connect" && args.size() == 3) {
         return verb_connect(args[1], args[2]);
+    }
+    if (verb == "connect-abstract" && args.size() == 2) {
+        return verb_connect_abstract(args[1]);
     }
     if (verb == "env-has" && args.size() == 2) {
         return verb_env_has(args[1]);
