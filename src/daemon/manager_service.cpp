@@ -154,7 +154,7 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
     });
 }
 
-std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<sdbus::Struct<std::string, int32_t>>, bool,
+std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<ManagerService::SeccompRuleWire>, bool,
            std::string, std::vector<std::string>>
 ManagerService::Claim(const std::string& token)
 {
@@ -167,9 +167,13 @@ ManagerService::Claim(const std::string& token)
                             static_cast<int>(caller_pid()), unit.c_str(), caller_uid(), nullptr);
             fail(ErrorKind::AccessDenied, "no launch is waiting for this caller");
         }
-        std::vector<sdbus::Struct<std::string, int32_t>> rules;
+        std::vector<SeccompRuleWire> rules;
         for (const auto& rule : spec->seccomp.denied) {
-            rules.emplace_back(rule.name, rule.errno_value);
+            std::vector<ArgumentMatchWire> when;
+            if (rule.when) {
+                when.emplace_back(rule.when->index, rule.when->mask, rule.when->value);
+            }
+            rules.emplace_back(rule.name, rule.errno_value, when);
         }
         return std::make_tuple(spec->bwrap_argv, spec->environment, rules, spec->seccomp.kill_foreign_abis,
                                spec->dirs.base, spec->dirs.relative);

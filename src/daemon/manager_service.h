@@ -44,8 +44,11 @@ private:
                  const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd,
                  const sdbus::UnixFd& stderr_fd) override;
     void StopSession(const std::string& owner, const std::string& chat) override;
-    std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<sdbus::Struct<std::string, int32_t>>,
-               bool, std::string, std::vector<std::string>>
+    // Launcher.Claim's a(sia(utt)): (name, errno, [(argument index, mask, value)]).
+    using ArgumentMatchWire = sdbus::Struct<uint32_t, uint64_t, uint64_t>;
+    using SeccompRuleWire = sdbus::Struct<std::string, int32_t, std::vector<ArgumentMatchWire>>;
+    std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<SeccompRuleWire>, bool, std::string,
+               std::vector<std::string>>
     Claim(const std::string& token) override;
 
     [[nodiscard]] uid_t caller_uid() const;

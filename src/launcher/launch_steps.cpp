@@ -65,7 +65,19 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
         spec.bwrap_argv = argv;
         spec.environment = env;
         for (const auto& rule : rules) {
-            spec.seccomp.denied.push_back({rule.get<0>(), rule.get<1>()});
+            const auto& name = rule.get<0>();
+            const auto& conditions = rule.get<2>();
+            core::SyscallRule decoded{name, rule.get<1>(), std::nullopt};
+            // The helper sends at most one condition per rule; anything else
+            // is not a policy this launcher can apply exactly, so no filter.
+            if (conditions.size() > 1) {
+                fail(ErrorKind::LaunchFailed, "the seccomp rule for " + name + " has more than one condition");
+            }
+            if (!conditions.empty()) {
+                const auto& match = conditions.front();
+                decoded.when = core::ArgumentMatch{match.get<0>(), match.get<1>(), match.get<2>()};
+            }
+            spec.seccomp.denied.push_back(decoded);
         }
         spec.seccomp.kill_foreign_abis = kill_foreign;
         spec.dirs = {base, dirs};

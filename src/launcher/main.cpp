@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "launcher/launch_steps.h"
+#include "sys/landlock_scope.h"
 #include "sys/safe_dirs.h"
 #include "sys/seccomp_filter.h"
 
@@ -39,6 +40,9 @@ int main(int argc, char** argv)
         const auto spec = nr::launcher::claim_launch_spec(token_from_args(argc, argv));
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
+        // After the last bus call: the helper's socket is a path socket, but
+        // nothing the launcher needs lies outside the domain from here on.
+        nr::sys::scope_abstract_sockets_and_signals();
         auto filter = nr::sys::export_seccomp_filter(spec.seccomp);
         // bwrap must inherit this one descriptor; everything else is CLOEXEC.
         if (fcntl(filter.get(), F_SETFD, 0) != 0) {

@@ -22,6 +22,9 @@ struct ContextDeleter {
 };
 using Context = std::unique_ptr<void, ContextDeleter>;
 
+constexpr int kMaxErrno = 4095;           // what SECCOMP_RET_DATA can carry as an errno
+constexpr unsigned kMaxArgumentIndex = 5; // syscalls take at most six arguments
+
 void check(int rc, const std::string& what)
 {
     if (rc < 0) {
@@ -29,11 +32,20 @@ void check(int rc, const std::string& what)
     }
 }
 
+// libseccomp answers __NR_SCMP_ERROR for a name it does not know and a
+// negative pseudo number for one that exists only on other architectures
+// (e.g. "umount" or "socketcall" on x86_64); a rule for either would deny
+// nothing here.
+int native_syscall_number(const std::string& name)
+{
+    return seccomp_syscall_resolve_name(name.c_str());
+}
+
 } // namespace
 
 bool syscall_name_is_known(const std::string& name)
 {
-    return seccomp_syscall_resolve_name(name.c_str()) != __NR_SCMP_ERROR;
+    return native_syscall_number(name) >= 0;
 }
 
 UniqueFd export_seccomp_filter(const core::SeccompPolicy& policy)
@@ -43,7 +55,13 @@ UniqueFd export_seccomp_filter(const core::SeccompPolicy& policy)
         fail(ErrorKind::LaunchFailed, "seccomp: cannot allocate a filter");
     }
     // Syscalls made through a foreign ABI carry numbers the native deny-list
-    // does not name, so they are killed outright rather than allowed.
+    // does not name, so they are killed outright rather than allowed. That
+    // covers i386 (int 0x80: another audit arch) and x32, which shares the
+    // x86_64 audit arch: libseccomp's x86_64 filter sends every number with
+    // the x32 bit (0x40000000) set to this action too. (libseccomp's default
+    // bad-arch action already kills the calling thread; this makes it the
+    // whole process. The unit's SystemCallArchitectures=native is a second,
+    // independent filter that kills them as well.)
     if (policy.kill_foreign_abis) {
         check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS), "bad-arch action");
     }
@@ -51,12 +69,24 @@ UniqueFd export_seccomp_filter(const core::SeccompPolicy& policy)
     // filter itself, so libseccomp must not try to set it again here.
     check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0), "no-new-privs attribute");
     for (const auto& rule : policy.denied) {
-        const int nr = seccomp_syscall_resolve_name(rule.name.c_str());
-        if (nr == __NR_SCMP_ERROR) {
-            fail(ErrorKind::LaunchFailed, "seccomp: unknown syscall name " + rule.name);
+        const int nr = native_syscall_number(rule.name);
+        if (nr < 0) {
+            fail(ErrorKind::LaunchFailed, "seccomp: not a syscall of this architecture: " + rule.name);
         }
-        check(seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(static_cast<std::uint16_t>(rule.errno_value)), nr, 0),
-              "rule for " + rule.name);
+        if (rule.errno_value <= 0 || rule.errno_value > kMaxErrno) {
+            fail(ErrorKind::LaunchFailed, "seccomp: invalid errno in the rule for " + rule.name);
+        }
+        const auto action = SCMP_ACT_ERRNO(static_cast<std::uint16_t>(rule.errno_value));
+        if (!rule.when) {
+            check(seccomp_rule_add_exact(ctx.get(), action, nr, 0), "rule for " + rule.name);
+            continue;
+        }
+        if (rule.when->index > kMaxArgumentIndex) {
+            fail(ErrorKind::LaunchFailed, "seccomp: argument index out of range in the rule for " + rule.name);
+        }
+        // MASKED_EQ: datum_a is the mask, datum_b the value.
+        const scmp_arg_cmp match{rule.when->index, SCMP_CMP_MASKED_EQ, rule.when->mask, rule.when->value};
+        check(seccomp_rule_add_exact_array(ctx.get(), action, nr, 1, &match), "argument rule for " + rule.name);
     }
     UniqueFd fd(memfd_create("native-runtime-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING));
     if (!fd.valid()) {

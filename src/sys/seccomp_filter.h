@@ -11,7 +11,8 @@ namespace nr::sys {
 // Throws core::Error(LaunchFailed).
 UniqueFd export_seccomp_filter(const core::SeccompPolicy& policy);
 
-// True when libseccomp resolves `name` for the native architecture.
+// True when libseccomp resolves `name` to a syscall of the native
+// architecture (not merely to a pseudo number for another architecture).
 bool syscall_name_is_known(const std::string& name);
 
 } // namespace nr::sys

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
+#include <cstddef>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 using namespace nr::itest;
@@ -87,4 +89,41 @@ TEST(AnOfflineSession, CannotReachEvenTheAllowedGatewayAddress)
         kWorker, ctl_run("alice", "net-off", "probe-offline", {"nr-probe", "connect", "127.0.0.2", gateway.port()})));
     EXPECT_EQ(outcome.status, 0) << outcome.err;
     EXPECT_NE(parse_lines(outcome.out)["connect"], "ok");
+}
+
+namespace {
+
+// A listening abstract unix socket "@name" in the harness's network
+// namespace, which host-network sessions share.
+class AbstractListener {
+public:
+    explicit AbstractListener(const std::string& name)
+    {
+        fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        name.copy(addr.sun_path + 1, sizeof addr.sun_path - 2);
+        const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+        if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 || listen(fd_, 16) != 0) {
+            throw std::runtime_error("cannot listen on @" + name);
+        }
+    }
+    AbstractListener(const AbstractListener&) = delete;
+    AbstractListener& operator=(const AbstractListener&) = delete;
+    AbstractListener(AbstractListener&&) = delete;
+    AbstractListener& operator=(AbstractListener&&) = delete;
+    ~AbstractListener() { close(fd_); }
+
+private:
+    int fd_ = -1;
+};
+
+} // namespace
+
+TEST_F(ASessionOnTheHostNetwork, CannotConnectToTheHostsAbstractUnixSockets)
+{
+    const std::string name = "nr-abstract-canary-" + std::to_string(getpid());
+    const AbstractListener listener(name);
+    EXPECT_EQ(probe_outside(kWorker, {"connect-abstract", name})["connect_abstract"], "ok") << "positive control";
+    EXPECT_EQ(probe_inside("alice", "abstract", {"connect-abstract", name})["connect_abstract"], "EPERM");
 }

@@ -3,6 +3,8 @@
 // session and, as a positive control, outside one; each verb prints
 // "<verb>=<result>" lines where result is "ok" or an errno name.
 
+#include "attempts.h"
+
 #include <arpa/inet.h>
 #include <linux/io_uring.h>
 #include <netinet/in.h>
@@ -258,7 +260,8 @@ int main(int argc, char** argv)
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | "
-                     "fds | connect HOST PORT | connect-abstract NAME | env-has NAME\n";
+                     "fds | connect HOST PORT | connect-abstract NAME | env-has NAME | "
+                     "try NAME... | try-invalid NAME...\n";
         return 2;
     }
     const auto& verb = args[0];
@@ -294,6 +297,12 @@ int main(int argc, char** argv)
     }
     if (verb == "fds") {
         return verb_fds();
+    }
+    if (verb == "try" && args.size() >= 2) {
+        return nr::probe::try_real({args.begin() + 1, args.end()});
+    }
+    if (verb == "try-invalid" && args.size() >= 2) {
+        return nr::probe::try_invalid({args.begin() + 1, args.end()});
     }
     std::cerr << "nr-probe: unknown verb " << verb << '\n';
     return 2;

@@ -1,0 +1,60 @@
+#include "sys/landlock_scope.h"
+
+#include "core/error.h"
+#include "sys/unique_fd.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace nr::sys {
+
+namespace {
+
+using core::ErrorKind;
+using core::fail;
+
+// From linux/landlock.h of Linux 6.12; Debian 12's headers predate scoping.
+struct RulesetAttr {
+    std::uint64_t handled_access_fs = 0;
+    std::uint64_t handled_access_net = 0;
+    std::uint64_t scoped = 0;
+};
+constexpr std::uint64_t kScopeAbstractUnixSocket = 1U << 0U;
+constexpr std::uint64_t kScopeSignal = 1U << 1U;
+constexpr unsigned kCreateRulesetVersion = 1U << 0U;
+constexpr long kMinimumAbi = 6;
+
+long landlock_abi()
+{
+    return syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+}
+
+} // namespace
+
+void scope_abstract_sockets_and_signals()
+{
+    const long abi = landlock_abi();
+    if (abi < kMinimumAbi) {
+        fail(ErrorKind::LaunchFailed,
+             abi < 0 ? "Landlock is not available (" + std::string(std::strerror(errno)) +
+                           "); it is required to keep sessions away from the host's abstract unix sockets"
+                     : "Landlock ABI " + std::to_string(abi) +
+                           " is older than 6 (Linux 6.12), which scopes abstract unix sockets and signals");
+    }
+    RulesetAttr attr;
+    attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
+    UniqueFd ruleset(static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0U)));
+    if (!ruleset.valid()) {
+        fail(ErrorKind::LaunchFailed, std::string("landlock_create_ruleset: ") + std::strerror(errno));
+    }
+    if (syscall(SYS_landlock_restrict_self, ruleset.get(), 0U) != 0) {
+        fail(ErrorKind::LaunchFailed, std::string("landlock_restrict_self: ") + std::strerror(errno));
+    }
+}
+
+} // namespace nr::sys
