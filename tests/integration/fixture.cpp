@@ -37,6 +37,7 @@ public:
         const std::string bob_home = std::string(kDataDir) + "/native-runtime/bob/home";
         must({"runuser", "-u", kWorker, "--", "mkdir", "-p", "-m", "0700", bob_home});
         must({"runuser", "-u", kWorker, "--", "sh", "-c", "echo bob-secret > " + bob_home + "/secret.txt"});
+        must({"install", "-d", "-o", kWorker, "-m", "0700", "/var/lib/nr-app-secrets"});
         must({"busctl", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
               "ReloadConfig"});
     }

@@ -4,6 +4,7 @@
 // "<verb>=<result>" lines where result is "ok" or an errno name.
 
 #include "attempts.h"
+#include "escapes.h"
 
 #include <arpa/inet.h>
 #include <linux/io_uring.h>
@@ -294,6 +295,12 @@ int main(int argc, char** argv)
     }
     if (verb == "env-has" && args.size() == 2) {
         return verb_env_has(args[1]);
+    }
+    if (verb == "escape" && args.size() == 2) {
+        return nr::probe::verb_escape(args[1]);
+    }
+    if (verb == "ids") {
+        return nr::probe::verb_ids();
     }
     if (verb == "fds") {
         return verb_fds();

@@ -1,0 +1,76 @@
+// Paths a session must never reach, each tried five ways from inside: open
+// it, open a symlink to it made in the workspace, hard-link it into the
+// workspace, read it from a child process, and overwrite it. Every target is
+// owned by the session's own UID, and the same probe run by the worker
+// outside reads it (positive control): only the mount namespace stands in
+// the way. After the attempts the host file is byte-for-byte unchanged.
+
+#include "fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace nr::itest;
+
+namespace {
+
+std::string contents(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void plant(const std::string& path)
+{
+    const auto outcome =
+        run(as_user(kWorker, {"sh", "-c", "mkdir -p \"$(dirname \"$1\")\" && echo planted > \"$1\"", "sh", path}));
+    ASSERT_EQ(outcome.status, 0) << path << ": " << outcome.err;
+}
+
+class AnAbsentPath : public ::testing::TestWithParam<std::string> {};
+
+} // namespace
+
+TEST_P(AnAbsentPath, CannotBeReachedFromInsideInAnyOfFiveWays)
+{
+    const auto& target = GetParam();
+    plant(target);
+    const auto before = contents(target);
+
+    auto outside = probe_outside(kWorker, {"escape", target});
+    EXPECT_EQ(outside["read_direct"], "ok") << "positive control: the worker reads " << target;
+    ASSERT_EQ(run({"sh", "-c", "echo planted > \"$1\"", "sh", target}).status, 0) << "undo the control's overwrite";
+    const auto planted = contents(target);
+
+    auto inside = probe_inside("alice", "absent", {"escape", target});
+    EXPECT_EQ(inside["exists"], "ENOENT") << target;
+    EXPECT_NE(inside["read_direct"], "ok") << target;
+    EXPECT_NE(inside["via_symlink"], "ok") << target;
+    EXPECT_NE(inside["via_hardlink"], "ok") << target;
+    EXPECT_NE(inside["via_child"], "ok") << target;
+    EXPECT_EQ(contents(target), planted) << "the host file changed after the overwrite attempt: " << target;
+    EXPECT_EQ(before, planted);
+    (void)run({"rm", "-f", target}); // host /tmp is shared with the harness
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TheTrustModelsAbsentList, AnAbsentPath,
+    ::testing::Values(std::string(kDataDir) + "/app.sqlite",               // app data
+                      std::string(kDataDir) + "/credentials/providers.db", // credential database
+                      std::string(kDataDir) +
+                          "/native-runtime/bob/chats/c/workspace/notes.txt",            // other owner's workspace
+                      std::string(kDataDir) + "/native-runtime/bob/home/.config/token", // other owner's home
+                      "/var/lib/nr-app-secrets/master.key",                             // configured hidden path
+                      "/home/nrworker/.worker-secret",                                  // the worker's own home
+                      "/tmp/nr-host-tmp-canary",                                        // host /tmp
+                      "/var/tmp/nr-host-var-canary"));                                  // host /var
+
+TEST(TheSystemBusSocket, IsAbsentFromTheSession)
+{
+    EXPECT_EQ(probe_outside(kWorker, {"escape", "/run/dbus/system_bus_socket"})["exists"], "ok") << "control";
+    EXPECT_EQ(probe_inside("alice", "bus", {"escape", "/run/dbus/system_bus_socket"})["exists"], "ENOENT");
+}
