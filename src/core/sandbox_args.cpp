@@ -1,5 +1,7 @@
 #include "core/sandbox_args.h"
 
+#include "core/error.h"
+
 #include <algorithm>
 
 namespace nr::core {
@@ -57,6 +59,53 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const Sandbox
     args.emplace_back("--");
     args.insert(args.end(), agent_argv.begin(), agent_argv.end());
     return args;
+}
+
+namespace {
+
+std::vector<std::string>::const_iterator agent_separator(const std::vector<std::string>& planned_argv)
+{
+    const auto separator = std::find(planned_argv.begin(), planned_argv.end(), "--");
+    if (planned_argv.empty() || separator == planned_argv.end()) {
+        fail(ErrorKind::LaunchFailed, "the sandbox command has no '--' before the agent's argv");
+    }
+    return separator;
+}
+
+} // namespace
+
+std::string bwrap_args_data(const std::vector<std::string>& planned_argv, const std::vector<std::string>& environment,
+                            int seccomp_fd)
+{
+    const auto separator = agent_separator(planned_argv);
+    std::string data;
+    auto append = [&data](const std::string& item) {
+        data += item;
+        data += '\0';
+    };
+    for (auto it = planned_argv.begin() + 1; it != separator; ++it) {
+        append(*it);
+    }
+    for (const auto& entry : environment) {
+        const auto eq = entry.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            fail(ErrorKind::LaunchFailed, "malformed environment entry for the sandbox");
+        }
+        append("--setenv");
+        append(entry.substr(0, eq));
+        append(entry.substr(eq + 1));
+    }
+    append("--seccomp");
+    append(std::to_string(seccomp_fd));
+    return data;
+}
+
+std::vector<std::string> bwrap_exec_argv(const std::vector<std::string>& planned_argv, int args_fd)
+{
+    const auto separator = agent_separator(planned_argv);
+    std::vector<std::string> argv{planned_argv.front(), "--args", std::to_string(args_fd)};
+    argv.insert(argv.end(), separator, planned_argv.end());
+    return argv;
 }
 
 } // namespace nr::core

@@ -32,4 +32,17 @@ struct SandboxLayout {
 std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const SandboxLayout& layout,
                                     const std::vector<std::string>& agent_argv);
 
+// How the launcher hands the plan to bwrap: every option and the agent's
+// environment (as --setenv) travel as NUL-separated data through --args FD,
+// and bwrap itself starts with an empty environment. /proc/<pid>/cmdline
+// and /proc/<pid>/environ of bwrap, outside the sandbox and as PID 1 inside
+// it, then hold no credential; only the agent's own processes do.
+// `planned_argv` is bwrap_argv()'s result. Both throw Error(LaunchFailed)
+// when it has no "--"; the first also when an environment entry has no '='.
+std::string bwrap_args_data(const std::vector<std::string>& planned_argv, const std::vector<std::string>& environment,
+                            int seccomp_fd);
+
+// bwrap --args FD -- agent argv...
+std::vector<std::string> bwrap_exec_argv(const std::vector<std::string>& planned_argv, int args_fd);
+
 } // namespace nr::core

@@ -98,15 +98,6 @@ void check_trusted_binary(const std::string& path)
     }
 }
 
-std::vector<std::string> with_seccomp_fd(std::vector<std::string> bwrap_argv, int fd)
-{
-    if (bwrap_argv.empty()) {
-        fail(ErrorKind::LaunchFailed, "empty sandbox command");
-    }
-    bwrap_argv.insert(bwrap_argv.begin() + 1, {"--seccomp", std::to_string(fd)});
-    return bwrap_argv;
-}
-
 void exec_sandbox(const std::vector<std::string>& argv, const std::vector<std::string>& env)
 {
     auto c_argv = c_strings(argv);

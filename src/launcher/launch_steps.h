@@ -20,9 +20,6 @@ core::LaunchSpec claim_launch_spec(const std::string& token);
 // bwrap must be a root-owned regular file nobody else can write.
 void check_trusted_binary(const std::string& path);
 
-// Inserts --seccomp FD after argv[0] and returns NULL-terminated views.
-std::vector<std::string> with_seccomp_fd(std::vector<std::string> bwrap_argv, int fd);
-
 // execve; returns only on failure (throws).
 [[noreturn]] void exec_sandbox(const std::vector<std::string>& argv, const std::vector<std::string>& env);
 

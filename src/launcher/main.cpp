@@ -4,12 +4,13 @@
 // directories, and becomes bwrap with the seccomp filter attached.
 
 #include "core/error.h"
+#include "core/sandbox_args.h"
 #include "launcher/launch_steps.h"
 #include "sys/landlock_scope.h"
 #include "sys/safe_dirs.h"
+#include "sys/sealed_memfd.h"
 #include "sys/seccomp_filter.h"
 
-#include <fcntl.h>
 #include <sys/prctl.h>
 
 #include <cstring>
@@ -44,11 +45,14 @@ int main(int argc, char** argv)
         // nothing the launcher needs lies outside the domain from here on.
         nr::sys::scope_abstract_sockets_and_signals();
         auto filter = nr::sys::export_seccomp_filter(spec.seccomp);
-        // bwrap must inherit this one descriptor; everything else is CLOEXEC.
-        if (fcntl(filter.get(), F_SETFD, 0) != 0) {
-            nr::core::fail(nr::core::ErrorKind::LaunchFailed, "cannot pass the seccomp descriptor to bwrap");
-        }
-        nr::launcher::exec_sandbox(nr::launcher::with_seccomp_fd(spec.bwrap_argv, filter.get()), spec.environment);
+        nr::sys::keep_across_exec(filter.get(), "seccomp program");
+        // Options and the agent's environment (credentials included) go to
+        // bwrap through a sealed memfd, never through bwrap's own argv or
+        // environment, which stay readable as /proc/<pid>/{cmdline,environ}.
+        auto args = nr::sys::sealed_memfd("native-runtime-bwrap-args",
+                                          nr::core::bwrap_args_data(spec.bwrap_argv, spec.environment, filter.get()));
+        nr::sys::keep_across_exec(args.get(), "bwrap options");
+        nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(spec.bwrap_argv, args.get()), {});
     } catch (const nr::core::Error& e) {
         std::cerr << "native-runtime-launch: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';
     } catch (const std::exception& e) {

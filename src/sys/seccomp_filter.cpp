@@ -1,6 +1,7 @@
 #include "sys/seccomp_filter.h"
 
 #include "core/error.h"
+#include "sys/sealed_memfd.h"
 
 #include <fcntl.h>
 #include <seccomp.h>
@@ -88,18 +89,10 @@ UniqueFd export_seccomp_filter(const core::SeccompPolicy& policy)
         const scmp_arg_cmp match{rule.when->index, SCMP_CMP_MASKED_EQ, rule.when->mask, rule.when->value};
         check(seccomp_rule_add_exact_array(ctx.get(), action, nr, 1, &match), "argument rule for " + rule.name);
     }
-    UniqueFd fd(memfd_create("native-runtime-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-    if (!fd.valid()) {
-        fail(ErrorKind::LaunchFailed, std::string("seccomp: memfd_create: ") + std::strerror(errno));
-    }
+    auto fd = new_sealable_memfd("native-runtime-seccomp");
     check(seccomp_export_bpf(ctx.get(), fd.get()), "export");
-    if (lseek(fd.get(), 0, SEEK_SET) != 0) {
-        fail(ErrorKind::LaunchFailed, std::string("seccomp: lseek: ") + std::strerror(errno));
-    }
     // Nothing may change the program between export and bwrap loading it.
-    if (fcntl(fd.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-        fail(ErrorKind::LaunchFailed, std::string("seccomp: sealing the memfd: ") + std::strerror(errno));
-    }
+    seal_and_rewind(fd.get(), "seccomp program");
     return fd;
 }
 

@@ -78,6 +78,13 @@ TEST(ACredentialOfTheAdapter, IsNeitherInTheUnitNorTheJournalNorAnyCommandLine)
     const auto journal = run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager"}).out;
     EXPECT_FALSE(contains(journal, secret));
 
+    // bwrap, the unit's main process, holds the credential neither in its
+    // command line nor its environment: both reach it through a memfd.
+    const auto main_pid = unit_property(unit, "MainPID");
+    const auto found = probe_outside("root", {"find-canary", hex(secret)})["canary_found"];
+    EXPECT_NE(found, "none") << "control: the agent's own environment holds it";
+    EXPECT_FALSE(contains("," + found + ",", ",/proc/" + main_pid + "/")) << found;
+
     EXPECT_EQ(run(as_user(kWorker, {kCtl, "stop", "--owner", "alice", "--chat", "secret"})).status, 0);
     const auto ended = session.wait();
     EXPECT_EQ(ended.out, "present\n") << "the agent had the credential";
@@ -121,4 +128,17 @@ TEST(AnEnvironmentValueWithANewline, IsRefusedWithInvalidEnvironment)
                                                "shell", "--env", "LANG=C\nX=1", "--", "sh", "-c", "echo ran"}));
     EXPECT_EQ(outcome.status, 65);
     EXPECT_TRUE(contains(outcome.err, "org.metis.NativeRuntime1.Error.InvalidEnvironment")) << outcome.err;
+}
+
+TEST(ACredentialInsideTheSandbox, IsOnlyInTheAgentsOwnEnvironmentNotInPidOne)
+{
+    const auto secret = random_secret();
+    const auto outcome =
+        run(as_user(kWorker, {kCtl, "run", "--owner", "alice", "--chat", "cred-pid1", "--adapter", "probe", "--env",
+                              "NR_TEST_TOKEN", "--", "nr-probe", "find-canary", hex(secret)}),
+            with_env({"NR_TEST_TOKEN=" + secret}));
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    const auto found = parse_lines(outcome.out)["canary_found"];
+    EXPECT_TRUE(contains(found, "/proc/self/environ")) << "control: the probe finds its own copy: " << found;
+    EXPECT_FALSE(contains(found, "/proc/1/")) << "bwrap's init inside the sandbox holds it: " << found;
 }

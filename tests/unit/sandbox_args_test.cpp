@@ -1,4 +1,5 @@
 #include "core/sandbox_args.h"
+#include "test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -257,4 +258,48 @@ TEST(TheOptions, AppearInTheDocumentedOrder)
                             "/dev", "--size", "268435456", "--perms", "1777", "--tmpfs", "/tmp", "--chdir",
                             "/var/lib/nr/native-runtime/alice/chats/c1/workspace", "--", "/usr/bin/claude", "--print",
                             "hi"));
+}
+
+namespace {
+
+std::vector<std::string> split_nul(const std::string& data)
+{
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (start < data.size()) {
+        const auto end = data.find('\0', start);
+        items.push_back(data.substr(start, end - start));
+        start = end + 1;
+    }
+    return items;
+}
+
+const std::vector<std::string> kPlanned{"/usr/bin/bwrap",  "--unshare-all", "--ro-bind", "/usr", "/usr", "--",
+                                        "/usr/bin/claude", "--help"};
+
+} // namespace
+
+TEST(TheBwrapCommandLine, CarriesOnlyTheArgsDescriptorAndTheAgentArgv)
+{
+    EXPECT_EQ(bwrap_exec_argv(kPlanned, 7),
+              (std::vector<std::string>{"/usr/bin/bwrap", "--args", "7", "--", "/usr/bin/claude", "--help"}));
+}
+
+TEST(TheBwrapArgsData, HoldsTheOptionsTheEnvironmentAsSetenvAndTheSeccompDescriptor)
+{
+    const auto items = split_nul(bwrap_args_data(kPlanned, {"HOME=/h", "TOKEN=a=b"}, 3));
+    EXPECT_EQ(items, (std::vector<std::string>{"--unshare-all", "--ro-bind", "/usr", "/usr", "--setenv", "HOME", "/h",
+                                               "--setenv", "TOKEN", "a=b", "--seccomp", "3"}));
+}
+
+TEST(APlannedCommandWithoutSeparator, IsRefusedRatherThanGuessed)
+{
+    const std::vector<std::string> planned{"/usr/bin/bwrap", "--unshare-all", "/usr/bin/claude"};
+    NR_EXPECT_REFUSED(e1, ErrorKind::LaunchFailed, bwrap_exec_argv(planned, 7));
+    NR_EXPECT_REFUSED(e2, ErrorKind::LaunchFailed, bwrap_args_data(planned, {}, 3));
+}
+
+TEST(AnEnvironmentEntryWithoutEquals, IsRefused)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bwrap_args_data(kPlanned, {"NOVALUE"}, 3));
 }
