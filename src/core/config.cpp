@@ -7,6 +7,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <limits>
@@ -391,6 +392,12 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                           }},
                          {"hidden_paths", [&](const YAML::Node& v,
                                               const std::string& kk) { config.hidden_paths = r.path_list(v, kk); }},
+                         {"mcp_token_env",
+                          [&](const YAML::Node& v, const std::string& kk) { config.mcp_token_env = r.scalar(v, kk); }},
+                         {"forbidden_env", [&](const YAML::Node& v,
+                                               const std::string& kk) { config.forbidden_env = r.string_list(v, kk); }},
+                         {"proxy_env",
+                          [&](const YAML::Node& v, const std::string& kk) { config.proxy_env = r.boolean(v, kk); }},
                          {"allowed_addresses",
                           [&](const YAML::Node& v, const std::string& kk) {
                               config.allowed_addresses = r.address_list(v, kk);
@@ -435,6 +442,18 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
     }
     if (config.data_dir == "/") {
         r.error_at(root["data_dir"], "data_dir", "must not be /");
+    }
+    for (const auto& name : config.forbidden_env) {
+        if (name == config.mcp_token_env) {
+            r.error_at(root, "sandbox.mcp_token_env", name + " is also listed in sandbox.forbidden_env");
+        }
+        for (const auto& [adapter_name, profile] : config.adapters) {
+            if (std::find(profile.credential_env.begin(), profile.credential_env.end(), name) !=
+                profile.credential_env.end()) {
+                r.error_at(root, "adapters." + adapter_name + ".credential_env",
+                           name + " is listed in sandbox.forbidden_env (an application master secret)");
+            }
+        }
     }
     check_grants_against_hidden(r, root, config);
     return config;

@@ -52,6 +52,13 @@ struct Config {
     // Local destinations host-network sessions may still reach (DNS
     // resolver, MCP gateway): IPAddressAllow= over the special-use deny list.
     std::vector<IpPrefix> allowed_addresses;
+    // Name of the signed MCP session token variable every adapter may get.
+    std::string mcp_token_env;
+    // Application master secret names: refused for every request, and a
+    // config that lists one as an adapter credential is rejected.
+    std::vector<std::string> forbidden_env;
+    // Whether http(s)_proxy/ALL_PROXY/NO_PROXY may be passed to sessions.
+    bool proxy_env = false;
     SessionLimits limits;
     std::map<std::string, AdapterProfile, std::less<>> adapters;
 };

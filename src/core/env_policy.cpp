@@ -36,6 +36,13 @@ bool is_operational_env_name(std::string_view name)
            name == "NO_COLOR" || name.starts_with("LC_");
 }
 
+bool is_proxy_env_name(std::string_view name)
+{
+    constexpr std::array<std::string_view, 8> kProxy{"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+                                                     "ALL_PROXY",  "all_proxy",   "no_proxy",   "NO_PROXY"};
+    return std::find(kProxy.begin(), kProxy.end(), name) != kProxy.end();
+}
+
 bool is_forbidden_env_name(std::string_view name)
 {
     constexpr std::array<std::string_view, 12> kExact{"NODE_OPTIONS", "PYTHONPATH",    "PYTHONSTARTUP", "BASH_ENV",
@@ -58,12 +65,16 @@ std::vector<std::string> build_session_environment(const Config& config, const A
         if (!is_valid_env_name(name)) {
             fail(ErrorKind::InvalidEnvironment, "environment variable name is not valid: " + name);
         }
-        if (is_forbidden_env_name(name) || is_computed_env_name(name)) {
+        const bool proxy_allowed = config.proxy_env && is_proxy_env_name(name);
+        const bool master_secret =
+            std::find(config.forbidden_env.begin(), config.forbidden_env.end(), name) != config.forbidden_env.end();
+        if ((is_forbidden_env_name(name) && !proxy_allowed) || is_computed_env_name(name) || master_secret) {
             fail(ErrorKind::InvalidEnvironment, "environment variable " + name + " may not be set by the caller");
         }
         const bool own_credential = std::find(adapter.credential_env.begin(), adapter.credential_env.end(), name) !=
                                     adapter.credential_env.end();
-        if (!own_credential && !is_operational_env_name(name)) {
+        const bool mcp_token = !config.mcp_token_env.empty() && name == config.mcp_token_env;
+        if (!own_credential && !mcp_token && !proxy_allowed && !is_operational_env_name(name)) {
             fail(ErrorKind::InvalidEnvironment,
                  "environment variable " + name + " is not allowed for adapter " + adapter.name);
         }

@@ -18,6 +18,10 @@ namespace nr::core {
 // credential names): locale and terminal settings only.
 bool is_operational_env_name(std::string_view name);
 
+// http(s)_proxy, ALL_PROXY, NO_PROXY in either case: forbidden unless the
+// config sets sandbox.proxy_env.
+bool is_proxy_env_name(std::string_view name);
+
 // Names refused even when an adapter profile lists them.
 bool is_forbidden_env_name(std::string_view name);
 

@@ -639,3 +639,36 @@ TEST(AConfigWithAMalformedAllowedAddress, IsRejectedNamingItsLine)
                         "    executable: /usr/bin/claude\n",
                         7, "sandbox.allowed_addresses", "host bits");
 }
+
+TEST(AConfigListingAMasterSecretAsAnAdapterCredential, IsRejectedNamingTheAdapter)
+{
+    const auto yaml = "data_dir: /var/lib/nr\n"
+                      "callers: {}\n"
+                      "sandbox:\n"
+                      "  read_only_paths: [/usr]\n"
+                      "  forbidden_env: [APP_MASTER_KEY]\n"
+                      "adapters:\n"
+                      "  claude:\n"
+                      "    executable: /usr/bin/claude\n"
+                      "    credential_env: [APP_MASTER_KEY]\n";
+    const auto e = nr::test::error_from([&] { (void)parse(yaml); });
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid);
+    EXPECT_THAT(e->what(), HasSubstr("adapters.claude.credential_env"));
+    EXPECT_THAT(e->what(), HasSubstr("APP_MASTER_KEY"));
+}
+
+TEST(AConfigWithMcpTokenAndProxySettings, ParsesThem)
+{
+    const auto c = parse("data_dir: /var/lib/nr\n"
+                         "callers: {}\n"
+                         "sandbox:\n"
+                         "  read_only_paths: [/usr]\n"
+                         "  mcp_token_env: METIS_MCP_TOKEN\n"
+                         "  proxy_env: true\n"
+                         "adapters:\n"
+                         "  claude:\n"
+                         "    executable: /usr/bin/claude\n");
+    EXPECT_EQ(c.mcp_token_env, "METIS_MCP_TOKEN");
+    EXPECT_TRUE(c.proxy_env);
+}

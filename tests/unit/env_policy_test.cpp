@@ -203,3 +203,41 @@ TEST(IsOperationalEnvName, CoversLocaleAndTerminalOnly)
     EXPECT_FALSE(is_operational_env_name("TERMINFO"));
     EXPECT_FALSE(is_operational_env_name("PATH"));
 }
+
+namespace {
+
+std::vector<std::string> build_with(const Config& c, const std::map<std::string, std::string>& requested,
+                                    const std::string& adapter = "claude")
+{
+    return build_session_environment(c, c.adapters.at(adapter), requested, "alice", kHome);
+}
+
+} // namespace
+
+TEST(TheMcpSessionToken, IsAdmittedForEveryAdapterOnceConfigured)
+{
+    auto c = config();
+    NR_EXPECT_REFUSED(before, ErrorKind::InvalidEnvironment, build_with(c, {{"METIS_MCP_TOKEN", "t"}}, "codex"));
+    c.mcp_token_env = "METIS_MCP_TOKEN";
+    EXPECT_THAT(build_with(c, {{"METIS_MCP_TOKEN", "t"}}, "codex"), Contains("METIS_MCP_TOKEN=t"));
+    EXPECT_THAT(build_with(c, {{"METIS_MCP_TOKEN", "t"}}, "claude"), Contains("METIS_MCP_TOKEN=t"));
+}
+
+TEST(AConfiguredMasterSecretName, IsRefusedEvenForAnAdapterThatListsIt)
+{
+    auto c = config();
+    EXPECT_THAT(build_with(c, {{"ANTHROPIC_API_KEY", "k"}}), Contains("ANTHROPIC_API_KEY=k")) << "control";
+    c.forbidden_env = {"ANTHROPIC_API_KEY"};
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidEnvironment, build_with(c, {{"ANTHROPIC_API_KEY", "k"}}));
+    EXPECT_THAT(e->what(), HasSubstr("may not be set"));
+}
+
+TEST(ProxyVariables, AreRefusedUnlessTheConfigAllowsThem)
+{
+    auto c = config();
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidEnvironment, build_with(c, {{"https_proxy", "http://proxy:3128"}}));
+    c.proxy_env = true;
+    EXPECT_THAT(build_with(c, {{"https_proxy", "http://proxy:3128"}, {"NO_PROXY", "localhost"}}),
+                Contains("https_proxy=http://proxy:3128"));
+    NR_EXPECT_REFUSED(still, ErrorKind::InvalidEnvironment, build_with(c, {{"LD_PRELOAD", "/x.so"}}));
+}
