@@ -12,6 +12,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+
+#include <array>
+#include <atomic>
+#include <thread>
 #include <unistd.h>
 
 using namespace nr::itest;
@@ -45,6 +49,57 @@ public:
 private:
     int fd_ = -1;
     std::string port_;
+};
+
+// Echoes datagrams until destroyed: a stand-in for a DNS resolver.
+class UdpEcho {
+public:
+    explicit UdpEcho(const char* address)
+    {
+        fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        inet_pton(AF_INET, address, &addr.sin_addr);
+        if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+            throw std::runtime_error(std::string("cannot bind UDP on ") + address);
+        }
+        socklen_t len = sizeof addr;
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+        port_ = std::to_string(ntohs(addr.sin_port));
+        echo_ = std::thread([this] {
+            std::array<char, 64> buffer{};
+            sockaddr_in peer{};
+            socklen_t peer_len = sizeof peer;
+            for (;;) {
+                const auto n =
+                    recvfrom(fd_, buffer.data(), buffer.size(), 0, reinterpret_cast<sockaddr*>(&peer), &peer_len);
+                if (n <= 0 || stop_) {
+                    return;
+                }
+                (void)sendto(fd_, buffer.data(), static_cast<std::size_t>(n), 0, reinterpret_cast<sockaddr*>(&peer),
+                             peer_len);
+            }
+        });
+    }
+    UdpEcho(const UdpEcho&) = delete;
+    UdpEcho& operator=(const UdpEcho&) = delete;
+    UdpEcho(UdpEcho&&) = delete;
+    UdpEcho& operator=(UdpEcho&&) = delete;
+    ~UdpEcho()
+    {
+        stop_ = true;
+        shutdown(fd_, SHUT_RDWR);
+        echo_.join();
+        close(fd_);
+    }
+
+    [[nodiscard]] const std::string& port() const { return port_; }
+
+private:
+    int fd_ = -1;
+    std::string port_;
+    std::atomic<bool> stop_{false};
+    std::thread echo_;
 };
 
 constexpr const char* kMetadata = "169.254.169.254";
@@ -126,4 +181,13 @@ TEST_F(ASessionOnTheHostNetwork, CannotConnectToTheHostsAbstractUnixSockets)
     const AbstractListener listener(name);
     EXPECT_EQ(probe_outside(kWorker, {"connect-abstract", name})["connect_abstract"], "ok") << "positive control";
     EXPECT_EQ(probe_inside("alice", "abstract", {"connect-abstract", name})["connect_abstract"], "EPERM");
+}
+
+TEST_F(ASessionOnTheHostNetwork, ExchangesUdpWithTheAllowedResolverAddressOnly)
+{
+    const UdpEcho allowed("127.0.0.2");
+    const UdpEcho denied("127.0.0.1");
+    EXPECT_EQ(probe_outside(kWorker, {"udp", "127.0.0.1", denied.port()})["udp"], "ok") << "positive control";
+    EXPECT_EQ(probe_inside("alice", "udp-ok", {"udp", "127.0.0.2", allowed.port()})["udp"], "ok");
+    EXPECT_NE(probe_inside("alice", "udp-no", {"udp", "127.0.0.1", denied.port()})["udp"], "ok");
 }

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -223,6 +224,31 @@ int verb_connect(const std::string& host, const std::string& port)
     return 0;
 }
 
+// Sends one UDP datagram (the transport DNS uses) and waits for the echo.
+int verb_udp(const std::string& host, const std::string& port)
+{
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(port)));
+    if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+        std::cerr << "nr-probe: not an IPv4 address: " << host << '\n';
+        return 2;
+    }
+    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sendto(fd, "ping", 4, 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 4) {
+        std::cout << "udp=" << outcome(false) << '\n';
+        close(fd);
+        return 0;
+    }
+    pollfd pfd{fd, POLLIN, 0};
+    constexpr int kReplyTimeoutMs = 3000;
+    std::array<char, 16> reply{};
+    const bool answered = poll(&pfd, 1, kReplyTimeoutMs) == 1 && recv(fd, reply.data(), reply.size(), 0) == 4;
+    std::cout << "udp=" << (answered ? "ok" : "timeout") << '\n';
+    close(fd);
+    return 0;
+}
+
 // Connects to the abstract unix socket "@NAME".
 int verb_connect_abstract(const std::string& name)
 {
@@ -261,7 +287,7 @@ int main(int argc, char** argv)
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | "
-                     "fds | connect HOST PORT | connect-abstract NAME | env-has NAME | "
+                     "fds | connect HOST PORT | udp HOST PORT | connect-abstract NAME | env-has NAME | "
                      "try NAME... | try-invalid NAME...\n";
         return 2;
     }
@@ -289,6 +315,9 @@ int main(int argc, char** argv)
     }
     if (verb == "connect" && args.size() == 3) {
         return verb_connect(args[1], args[2]);
+    }
+    if (verb == "udp" && args.size() == 3) {
+        return verb_udp(args[1], args[2]);
     }
     if (verb == "connect-abstract" && args.size() == 2) {
         return verb_connect_abstract(args[1]);
