@@ -165,6 +165,22 @@ private:
     std::string source_;
 };
 
+constexpr std::string_view kOwnerPlaceholder = "{owner}";
+
+void validate_session_dir_template(const ConfigReader& r, const YAML::Node& node, const std::string& key,
+                                   const std::string& path_template)
+{
+    const auto first = path_template.find(kOwnerPlaceholder);
+    if (first == std::string::npos || path_template.find(kOwnerPlaceholder, first + 1) != std::string::npos) {
+        r.error_at(node, key, "must contain {owner} exactly once: " + path_template);
+    }
+    try {
+        validate_absolute_path(expand_owner_template(path_template, "owner"), key);
+    } catch (const Error& e) {
+        r.error_at(node, key, e.what());
+    }
+}
+
 AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, const std::string& key,
                              const std::string& name)
 {
@@ -182,6 +198,13 @@ AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, cons
                                                const std::string& k) { profile.read_only_paths = r.path_list(n, k); }},
                        {"credential_env", [&](const YAML::Node& n,
                                               const std::string& k) { profile.credential_env = r.string_list(n, k); }},
+                       {"session_dirs",
+                        [&](const YAML::Node& n, const std::string& k) {
+                            profile.session_dirs = r.string_list(n, k);
+                            for (std::size_t i = 0; i < profile.session_dirs.size(); ++i) {
+                                validate_session_dir_template(r, n[i], k, profile.session_dirs[i]);
+                            }
+                        }},
                        {"network",
                         [&](const YAML::Node& n, const std::string& k) {
                             const auto mode = r.scalar(n, k);
@@ -298,6 +321,16 @@ std::optional<YAML::Mark> second_document_start(std::string_view yaml_text)
 }
 
 } // namespace
+
+std::string expand_owner_template(const std::string& path_template, const std::string& owner)
+{
+    auto path = path_template;
+    const auto at = path.find(kOwnerPlaceholder);
+    if (at != std::string::npos) {
+        path.replace(at, kOwnerPlaceholder.size(), owner);
+    }
+    return path;
+}
 
 std::uint64_t parse_byte_size(std::string_view text)
 {

@@ -21,6 +21,9 @@ struct AdapterProfile {
     std::string executable;
     std::vector<std::string> read_only_paths;
     std::vector<std::string> credential_env;
+    // Owner-bound provider session directories, each a path template with
+    // exactly one "{owner}"; the session's own one is mounted read-write.
+    std::vector<std::string> session_dirs;
     NetworkMode network = NetworkMode::Host;
     bool nested_userns = false;
 };
@@ -67,6 +70,10 @@ inline constexpr std::string_view kDefaultConfigPath = "/etc/native-runtime/conf
 
 // Throws Error(ConfigInvalid) with "<source>:<line>: <key>: <problem>".
 Config parse_config(std::string_view yaml_text, std::string_view source);
+
+// "/srv/codex/{owner}/sessions" with owner "alice" -> "/srv/codex/alice/sessions".
+// Expects a template that parse_config accepted.
+std::string expand_owner_template(const std::string& path_template, const std::string& owner);
 
 // "512M", "2G", "1024", "64K" -> bytes. Throws std::invalid_argument.
 std::uint64_t parse_byte_size(std::string_view text);

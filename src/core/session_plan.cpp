@@ -100,6 +100,31 @@ std::string choose_workspace(const Config& config, const AdapterProfile& adapter
     return request.workspace;
 }
 
+// Each template names one directory per owner; only this owner's is
+// mounted, so other owners' directories stay absent. One lying inside the
+// app data dir is allowed (legacy provider state often lives there) but may
+// not be the data dir itself or a configured hidden path.
+std::vector<std::string> owner_session_dirs(const Config& config, const AdapterProfile& adapter,
+                                            const std::string& owner)
+{
+    std::vector<std::string> dirs;
+    for (const auto& path_template : adapter.session_dirs) {
+        auto dir = expand_owner_template(path_template, owner);
+        validate_absolute_path(dir, "session directory");
+        if (path_is_within(config.data_dir, dir)) {
+            fail(ErrorKind::InvalidPath, "session directory " + dir + " contains the app data dir " + config.data_dir);
+        }
+        for (const auto& absent : config.hidden_paths) {
+            if (paths_overlap(dir, absent)) {
+                fail(ErrorKind::InvalidPath,
+                     "session directory " + dir + " overlaps " + absent + ", which sessions must never see");
+            }
+        }
+        dirs.push_back(std::move(dir));
+    }
+    return dirs;
+}
+
 // Host-network sessions reach the internet but no special-use range except
 // the operator's allowed addresses; offline sessions have no network
 // namespace of the host at all, and the unit denies everything besides.
@@ -223,7 +248,9 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     SandboxLayout layout;
     layout.read_only = config.read_only_paths;
     layout.read_only.insert(layout.read_only.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
+    plan.session_dirs = owner_session_dirs(config, adapter, request.owner);
     layout.read_write = {plan.home, plan.workspace};
+    layout.read_write.insert(layout.read_write.end(), plan.session_dirs.begin(), plan.session_dirs.end());
     layout.symlinks = host.root_symlinks;
     layout.working_dir = plan.workspace;
     layout.tmp_size_bytes = config.limits.tmp_size_bytes;

@@ -56,6 +56,8 @@ struct SessionPlan {
     std::string adapter;
     std::string home;
     std::string workspace;
+    // This owner's provider session directories (already expanded).
+    std::vector<std::string> session_dirs;
     RunAsUser user;
     UnitProperties properties;
     LaunchSpec launch;

@@ -108,8 +108,13 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
 
         const auto token = ClaimTable::new_token();
         auto plan = core::plan_session(config_, request, *user, sys::observe_host(launcher_path_), token);
+        // Provider session directories hold state the owner's earlier runs
+        // left; they are never created, moved or copied here, only mounted.
+        for (const auto& dir : plan.session_dirs) {
+            sys::check_owned_directory(dir, user->uid, "session directory");
+        }
         if (!workspace.empty()) {
-            sys::check_workspace(plan.workspace, user->uid);
+            sys::check_owned_directory(plan.workspace, user->uid, "workspace");
         }
 
         // act: register the spec before the unit exists so the launcher can

@@ -74,15 +74,15 @@ UniqueFd open_directory_no_symlinks(const std::string& path, uid_t owner_uid)
     return current;
 }
 
-void check_workspace(const std::string& path, uid_t uid)
+void check_owned_directory(const std::string& path, uid_t uid, const std::string& what)
 {
     const auto fd = open_directory_no_symlinks(path, uid);
     const auto st = stat_fd(fd.get(), path);
     if (st.st_uid != uid) {
-        fail(ErrorKind::InvalidPath, "workspace " + path + " is not owned by the session user");
+        fail(ErrorKind::InvalidPath, what + " " + path + " is not owned by the session user");
     }
     if (writable_by_others(st)) {
-        fail(ErrorKind::InvalidPath, "workspace " + path + " is group- or world-writable");
+        fail(ErrorKind::InvalidPath, what + " " + path + " is group- or world-writable");
     }
 }
 

@@ -17,9 +17,11 @@ namespace nr::sys {
 // is not group/world-writable unless sticky. Throws core::Error(InvalidPath).
 UniqueFd open_directory_no_symlinks(const std::string& path, uid_t owner_uid);
 
-// The workspace a request names: a directory reachable without symlinks,
-// owned by `uid`, not writable by group or others. Throws InvalidPath.
-void check_workspace(const std::string& path, uid_t uid);
+// A directory the session will get read-write (a requested workspace, a
+// provider session directory): reachable without symlinks, owned by `uid`,
+// not writable by group or others. `what` names it in errors. Throws
+// InvalidPath.
+void check_owned_directory(const std::string& path, uid_t uid, const std::string& what);
 
 // Creates base/relative[i] component by component as the calling user with
 // mode 0700. Existing components must be directories owned by the caller and

@@ -74,3 +74,34 @@ TEST(TheSystemBusSocket, IsAbsentFromTheSession)
     EXPECT_EQ(probe_outside(kWorker, {"escape", "/run/dbus/system_bus_socket"})["exists"], "ok") << "control";
     EXPECT_EQ(probe_inside("alice", "bus", {"escape", "/run/dbus/system_bus_socket"})["exists"], "ENOENT");
 }
+
+TEST(AProviderSessionDirectory, IsWritableForItsOwnerAndAbsentForOthers)
+{
+    const std::string base = std::string(kDataDir) + "/provider-sessions";
+    for (const auto* owner : {"alice", "bob"}) {
+        ASSERT_EQ(run(as_user(kWorker, {"mkdir", "-p", "-m", "0700", base + "/" + owner})).status, 0);
+    }
+    const std::string bobs = base + "/bob/history.jsonl";
+    plant(bobs);
+    EXPECT_EQ(probe_outside(kWorker, {"read", bobs})["read"], "ok") << "positive control";
+
+    const auto mine =
+        run(as_user(kWorker, ctl_run("alice", "provider", "probe-sessions", {"nr-probe", "write", base + "/alice/s"})));
+    EXPECT_EQ(mine.status, 0) << mine.err;
+    EXPECT_EQ(parse_lines(mine.out)["write"], "ok");
+    EXPECT_EQ(contents(base + "/alice/s"), "") << "the file written inside is on the host";
+    EXPECT_EQ(run({"test", "-f", base + "/alice/s"}).status, 0);
+
+    const auto theirs =
+        run(as_user(kWorker, ctl_run("alice", "provider2", "probe-sessions", {"nr-probe", "read", bobs})));
+    EXPECT_EQ(parse_lines(theirs.out)["read"], "ENOENT");
+}
+
+TEST(AMissingProviderSessionDirectory, IsRefusedNotCreated)
+{
+    const std::string carol = std::string(kDataDir) + "/provider-sessions/carol";
+    const auto outcome = run(as_user(kWorker, ctl_run("carol", "provider", "probe-sessions", {"nr-probe", "pids"})));
+    EXPECT_EQ(outcome.status, 65);
+    EXPECT_NE(outcome.err.find("org.metis.NativeRuntime1.Error.InvalidPath"), std::string::npos) << outcome.err;
+    EXPECT_NE(run({"test", "-e", carol}).status, 0) << "nothing was created on the owner's behalf";
+}

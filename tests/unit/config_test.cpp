@@ -672,3 +672,15 @@ TEST(AConfigWithMcpTokenAndProxySettings, ParsesThem)
     EXPECT_EQ(c.mcp_token_env, "METIS_MCP_TOKEN");
     EXPECT_TRUE(c.proxy_env);
 }
+
+TEST(ASessionDirTemplate, MustNameTheOwnerExactlyOnce)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "    session_dirs: [/srv/sessions]\n", 8, "adapters.claude.session_dirs",
+                        "{owner} exactly once");
+    EXPECT_CONFIG_ERROR(kMinimal + "    session_dirs: ['/srv/{owner}/{owner}']\n", 8, "adapters.claude.session_dirs",
+                        "{owner} exactly once");
+    EXPECT_CONFIG_ERROR(kMinimal + "    session_dirs: ['srv/{owner}']\n", 8, "adapters.claude.session_dirs",
+                        "absolute");
+    const auto c = parse(kMinimal + "    session_dirs: ['/srv/codex/{owner}/sessions']\n");
+    EXPECT_EQ(expand_owner_template(c.adapters.at("claude").session_dirs.at(0), "alice"), "/srv/codex/alice/sessions");
+}

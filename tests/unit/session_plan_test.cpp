@@ -670,3 +670,27 @@ TEST(AnOfflineSession, IsDeniedEveryAddressAndAllowedNone)
     EXPECT_EQ(deny->prefixes, (std::vector<IpPrefix>{parse_ip_prefix("0.0.0.0/0"), parse_ip_prefix("::/0")}));
     EXPECT_EQ(addresses(p, "IPAddressAllow"), nullptr);
 }
+
+TEST(AnAdaptersSessionDirectory, IsExpandedForTheOwnerAndMountedReadWrite)
+{
+    auto c = config();
+    c.adapters.at("claude").session_dirs = {"/var/lib/nr/claude-sessions/{owner}"};
+    const auto p = plan(request(), c);
+    EXPECT_EQ(p.session_dirs, (std::vector<std::string>{"/var/lib/nr/claude-sessions/alice"}));
+    const auto& argv = p.launch.bwrap_argv;
+    bool mounted = false;
+    for (std::size_t i = 0; i + 2 < argv.size(); ++i) {
+        mounted = mounted || (argv[i] == "--bind" && argv[i + 1] == "/var/lib/nr/claude-sessions/alice" &&
+                              argv[i + 2] == "/var/lib/nr/claude-sessions/alice");
+    }
+    EXPECT_TRUE(mounted);
+}
+
+TEST(ASessionDirectoryThatIsTheAppDataDirOrAHiddenPath, IsRefused)
+{
+    auto c = config();
+    c.adapters.at("claude").session_dirs = {"/var/{owner}/../lib/nr"};
+    NR_EXPECT_REFUSED(dots, ErrorKind::InvalidPath, plan(request(), c));
+    c.adapters.at("claude").session_dirs = {"/home/{owner}"}; // /home is hidden in the fixture config
+    NR_EXPECT_REFUSED(hidden, ErrorKind::InvalidPath, plan(request(), c));
+}
