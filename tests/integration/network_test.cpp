@@ -22,21 +22,31 @@ using namespace nr::itest;
 
 namespace {
 
+// A socket of `type` bound to an ephemeral port on `address`.
+int bound_ipv4_socket(int type, const char* address, std::string& port)
+{
+    const int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    inet_pton(AF_INET, address, &addr.sin_addr);
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        throw std::runtime_error(std::string("cannot bind ") + address);
+    }
+    socklen_t len = sizeof addr;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = std::to_string(ntohs(addr.sin_port));
+    return fd;
+}
+
 // A TCP listener the kernel completes handshakes for; no accept needed.
 class Listener {
 public:
     explicit Listener(const char* address)
     {
-        fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        inet_pton(AF_INET, address, &addr.sin_addr);
-        if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(fd_, 16) != 0) {
+        fd_ = bound_ipv4_socket(SOCK_STREAM, address, port_);
+        if (listen(fd_, 16) != 0) {
             throw std::runtime_error(std::string("cannot listen on ") + address);
         }
-        socklen_t len = sizeof addr;
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-        port_ = std::to_string(ntohs(addr.sin_port));
     }
     Listener(const Listener&) = delete;
     Listener& operator=(const Listener&) = delete;
@@ -56,16 +66,7 @@ class UdpEcho {
 public:
     explicit UdpEcho(const char* address)
     {
-        fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        inet_pton(AF_INET, address, &addr.sin_addr);
-        if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-            throw std::runtime_error(std::string("cannot bind UDP on ") + address);
-        }
-        socklen_t len = sizeof addr;
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-        port_ = std::to_string(ntohs(addr.sin_port));
+        fd_ = bound_ipv4_socket(SOCK_DGRAM, address, port_);
         echo_ = std::thread([this] {
             std::array<char, 64> buffer{};
             sockaddr_in peer{};

@@ -51,3 +51,22 @@ TEST(ASetuidRootBinaryInTheWorkspace, RunsWithoutPrivilegeInsideTheSession)
     EXPECT_EQ(ids["euid"], ids["uid"]);
     EXPECT_NE(ids["euid"], "0");
 }
+
+TEST(AProcessOutsideTheSession, CannotBeSignalledFromInside)
+{
+    // A process of the session's own UID, outside the session.
+    Background target(as_user(kWorker, {"sleep", "30"}));
+    std::string pid;
+    ASSERT_TRUE(eventually(10, [&] {
+        pid = run({"pgrep", "-u", kWorker, "-x", "sleep", "-n"}).out;
+        return !pid.empty();
+    }));
+    pid.pop_back();
+    EXPECT_EQ(run(as_user(kWorker, {"kill", "-0", pid})).status, 0) << "positive control: same UID outside";
+    const auto inside = run(as_user(
+        kWorker, ctl_run("alice", "signal-out", "shell", {"sh", "-c", "kill -TERM " + pid + " && echo delivered"})));
+    EXPECT_NE(inside.status, 0);
+    EXPECT_EQ(inside.out, "");
+    EXPECT_EQ(run({"kill", "-0", pid}).status, 0) << "the target is still alive";
+    (void)run({"kill", "-KILL", pid});
+}

@@ -193,14 +193,22 @@ int verb_status()
     return 0;
 }
 
-// TCP connect with a short timeout; "timeout" when nothing answered.
-int verb_connect(const std::string& host, const std::string& port)
+bool ipv4_endpoint(const std::string& host, const std::string& port, sockaddr_in& addr)
 {
-    sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(port)));
     if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
         std::cerr << "nr-probe: not an IPv4 address: " << host << '\n';
+        return false;
+    }
+    return true;
+}
+
+// TCP connect with a short timeout; "timeout" when nothing answered.
+int verb_connect(const std::string& host, const std::string& port)
+{
+    sockaddr_in addr{};
+    if (!ipv4_endpoint(host, port, addr)) {
         return 2;
     }
     const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -228,10 +236,7 @@ int verb_connect(const std::string& host, const std::string& port)
 int verb_udp(const std::string& host, const std::string& port)
 {
     sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(port)));
-    if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
-        std::cerr << "nr-probe: not an IPv4 address: " << host << '\n';
+    if (!ipv4_endpoint(host, port, addr)) {
         return 2;
     }
     const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
