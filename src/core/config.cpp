@@ -182,7 +182,7 @@ void validate_session_dir_template(const ConfigReader& r, const YAML::Node& node
 }
 
 AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, const std::string& key,
-                             const std::string& name)
+                             const std::string& name, std::optional<YAML::Node>& limits_node)
 {
     AdapterProfile profile;
     profile.name = name;
@@ -216,6 +216,7 @@ AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, cons
                                 r.error_at(n, k, "expected host or offline");
                             }
                         }},
+                       {"limits", [&](const YAML::Node& n, const std::string& /*k*/) { limits_node = n; }},
                        {"nested_userns",
                         [&](const YAML::Node& n, const std::string& k) { profile.nested_userns = r.boolean(n, k); }},
                    });
@@ -383,6 +384,9 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
     bool has_callers = false;
     bool has_sandbox = false;
     bool has_adapters = false;
+    // Adapter limits start from the global ones, which may come later in
+    // the file, so they are applied once everything else is read.
+    std::map<std::string, YAML::Node> adapter_limits;
     r.for_each_key(
         root, "",
         {
@@ -457,7 +461,11 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                      if (entry.second.IsNull()) {
                          r.error_at(entry.first, k + "." + name, "expected a value");
                      }
-                     config.adapters[name] = parse_adapter(r, entry.second, k + "." + name, name);
+                     std::optional<YAML::Node> limits_node;
+                     config.adapters[name] = parse_adapter(r, entry.second, k + "." + name, name, limits_node);
+                     if (limits_node) {
+                         adapter_limits[name] = *limits_node;
+                     }
                  }
              }},
         });
@@ -487,6 +495,11 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                            name + " is listed in sandbox.forbidden_env (an application master secret)");
             }
         }
+    }
+    for (const auto& [name, node] : adapter_limits) {
+        SessionLimits limits = config.limits;
+        parse_limits(r, node, "adapters." + name + ".limits", limits);
+        config.adapters.at(name).limits = limits;
     }
     check_grants_against_hidden(r, root, config);
     return config;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,14 @@
 namespace nr::core {
 
 enum class NetworkMode { Host, Offline };
+
+struct SessionLimits {
+    std::uint64_t memory_max_bytes = 2ULL << 30U;
+    std::uint64_t tasks_max = 512;
+    std::uint32_t cpu_quota_percent = 100;
+    std::uint64_t runtime_max_sec = 3600;
+    std::uint64_t tmp_size_bytes = 256ULL << 20U;
+};
 
 struct AdapterProfile {
     std::string name;
@@ -26,14 +35,9 @@ struct AdapterProfile {
     std::vector<std::string> session_dirs;
     NetworkMode network = NetworkMode::Host;
     bool nested_userns = false;
-};
-
-struct SessionLimits {
-    std::uint64_t memory_max_bytes = 2ULL << 30U;
-    std::uint64_t tasks_max = 512;
-    std::uint32_t cpu_quota_percent = 100;
-    std::uint64_t runtime_max_sec = 3600;
-    std::uint64_t tmp_size_bytes = 256ULL << 20U;
+    // The adapter's own limits: the global ones with this profile's
+    // `limits` keys applied on top (e.g. a shorter runtime for a probe).
+    std::optional<SessionLimits> limits;
 };
 
 struct CallerPolicy {

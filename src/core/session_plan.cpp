@@ -140,10 +140,9 @@ void add_network_properties(const Config& config, NetworkMode mode, UnitProperti
     }
 }
 
-UnitProperties unit_properties_for(const Config& config, const SessionPlan& plan, const HostFacts& host,
+UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPlan& plan, const HostFacts& host,
                                    const std::string& claim_token)
 {
-    const auto& limits = config.limits;
     return {
         {"Description",
          "native-runtime session owner=" + plan.owner + " chat=" + plan.chat + " adapter=" + plan.adapter},
@@ -253,13 +252,14 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     layout.read_write.insert(layout.read_write.end(), plan.session_dirs.begin(), plan.session_dirs.end());
     layout.symlinks = host.root_symlinks;
     layout.working_dir = plan.workspace;
-    layout.tmp_size_bytes = config.limits.tmp_size_bytes;
+    const auto& limits = adapter.limits ? *adapter.limits : config.limits;
+    layout.tmp_size_bytes = limits.tmp_size_bytes;
     layout.network = adapter.network;
     layout.nested_userns = adapter.nested_userns;
     plan.launch.bwrap_argv = bwrap_argv(config.bwrap_path, layout, agent_argv);
     plan.launch.seccomp = seccomp_policy_for(adapter);
 
-    plan.properties = unit_properties_for(config, plan, host, claim_token);
+    plan.properties = unit_properties_for(limits, plan, host, claim_token);
     add_network_properties(config, adapter.network, plan.properties);
     return plan;
 }

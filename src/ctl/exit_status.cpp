@@ -15,6 +15,16 @@ int session_exit_status(const std::string& result, std::int32_t code, std::int32
     if (result == "unknown") {
         return kUnknownEnd;
     }
+    // systemd stops a unit that reached RuntimeMaxSec with SIGTERM, which
+    // alone would read as 143: report the limit instead.
+    if (result == "timeout") {
+        return kExitRuntimeLimit;
+    }
+    // cgroup v2 reports the OOM killer as a result of its own; report it
+    // as the SIGKILL it is, as cgroup v1 hosts do anyway.
+    if (result == "oom-kill") {
+        return kSignalBase + 9;
+    }
     if (code == kCldExited) {
         return status & 0xff;
     }

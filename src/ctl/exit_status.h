@@ -10,6 +10,7 @@ namespace nr::ctl {
 inline constexpr int kExitUsage = 64;         // EX_USAGE
 inline constexpr int kExitRefused = 65;       // the helper refused the request
 inline constexpr int kExitUnavailable = 69;   // EX_UNAVAILABLE: bus or helper unreachable
+inline constexpr int kExitRuntimeLimit = 124; // RuntimeMaxSec ended it (as timeout(1))
 inline constexpr int kExitLaunchFailed = 125; // the launcher failed before exec
 
 // systemd's ExecMainCode/ExecMainStatus -> shell-style status: the command's

@@ -5,6 +5,7 @@
 
 #include "attempts.h"
 #include "escapes.h"
+#include "hogs.h"
 
 #include <arpa/inet.h>
 #include <linux/io_uring.h>
@@ -332,6 +333,15 @@ int main(int argc, char** argv)
     }
     if (verb == "escape" && args.size() == 2) {
         return nr::probe::verb_escape(args[1]);
+    }
+    if (verb == "fill-tmp") {
+        return nr::probe::verb_fill_tmp();
+    }
+    if (verb == "fork-until-refused" && args.size() == 2) {
+        return nr::probe::verb_fork_until_refused(args[1]);
+    }
+    if (verb == "sleep" && args.size() == 2) {
+        return nr::probe::verb_sleep(args[1]);
     }
     if (verb == "ids") {
         return nr::probe::verb_ids();

@@ -684,3 +684,25 @@ TEST(ASessionDirTemplate, MustNameTheOwnerExactlyOnce)
     const auto c = parse(kMinimal + "    session_dirs: ['/srv/codex/{owner}/sessions']\n");
     EXPECT_EQ(expand_owner_template(c.adapters.at("claude").session_dirs.at(0), "alice"), "/srv/codex/alice/sessions");
 }
+
+TEST(AnAdaptersLimits, OverrideTheGlobalOnesKeyByKey)
+{
+    const auto c = parse(kMinimal + "    limits: {runtime_max_sec: 2, tmp_size: 4M}\n"
+                                    "limits: {memory_max: 1G, runtime_max_sec: 600}\n");
+    const auto& limits = c.adapters.at("claude").limits;
+    ASSERT_TRUE(limits.has_value());
+    EXPECT_EQ(limits->runtime_max_sec, 2U);
+    EXPECT_EQ(limits->tmp_size_bytes, 4ULL << 20U);
+    EXPECT_EQ(limits->memory_max_bytes, 1ULL << 30U) << "inherited from the global limits, even when they come later";
+    EXPECT_EQ(c.limits.runtime_max_sec, 600U);
+}
+
+TEST(AnAdapterWithoutLimits, UsesTheGlobalOnes)
+{
+    EXPECT_FALSE(parse(kMinimal).adapters.at("claude").limits.has_value());
+}
+
+TEST(AnUnknownKeyInAnAdaptersLimits, IsRejectedNamingIt)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "    limits: {cpu: 5}\n", 8, "adapters.claude.limits.cpu", "unknown key");
+}

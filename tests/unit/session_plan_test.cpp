@@ -694,3 +694,18 @@ TEST(ASessionDirectoryThatIsTheAppDataDirOrAHiddenPath, IsRefused)
     c.adapters.at("claude").session_dirs = {"/home/{owner}"}; // /home is hidden in the fixture config
     NR_EXPECT_REFUSED(hidden, ErrorKind::InvalidPath, plan(request(), c));
 }
+
+TEST(AnAdapterWithItsOwnLimits, GetsThemOnItsUnitAndTmp)
+{
+    auto c = config();
+    SessionLimits tight = c.limits;
+    tight.runtime_max_sec = 2;
+    tight.tmp_size_bytes = 4ULL << 20U;
+    c.adapters.at("claude").limits = tight;
+    const auto p = plan(request(), c);
+    const auto* runtime = find_property(p.properties, "RuntimeMaxUSec");
+    ASSERT_NE(runtime, nullptr);
+    EXPECT_EQ(std::get<std::uint64_t>(runtime->value), 2000000U);
+    const auto& argv = p.launch.bwrap_argv;
+    EXPECT_NE(std::find(argv.begin(), argv.end(), std::to_string(4ULL << 20U)), argv.end());
+}
