@@ -117,6 +117,12 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
             sys::check_owned_directory(plan.workspace, user->uid, "workspace");
         }
 
+        // A session this helper already watches is busy; replacing its
+        // watch (and dropping it when systemd refuses) would lose its end.
+        if (sessions_.contains(plan.unit_name)) {
+            fail(ErrorKind::SessionBusy,
+                 "a session for this owner and chat is already running (" + plan.unit_name + ")");
+        }
         // act: register the spec before the unit exists so the launcher can
         // never race ahead of it; withdraw it if systemd refuses.
         claims_.add(token, PendingLaunch{plan.unit_name, user->uid, plan.launch,
