@@ -38,4 +38,11 @@ std::string unit_property(const std::string& unit, const std::string& name);
 
 std::string hex(const std::string& text);
 
+// A probe result that reports a failure: present and not "ok". An absent
+// key (the probe never ran that step) is not a refusal.
+inline bool refused(const std::string& result)
+{
+    return !result.empty() && result != "ok";
+}
+
 } // namespace nr::itest
