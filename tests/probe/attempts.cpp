@@ -124,11 +124,10 @@ std::string try_unshare_mount()
     return result_of(unshare(CLONE_NEWNS));
 }
 
-// The other way to a new user namespace. clone3 is ENOSYS in a session, so
-// clone(2) is what a nested sandbox uses.
-std::string try_clone_newuser()
+// Result of a raw clone-style call: the child exits at once, the parent
+// reaps it and reports whether the call made a child.
+std::string child_created(long pid)
 {
-    const long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
     if (pid == 0) {
         _exit(0);
     }
@@ -137,6 +136,14 @@ std::string try_clone_newuser()
         waitpid(static_cast<pid_t>(pid), nullptr, 0);
     }
     return result;
+}
+
+// The other way to a new user namespace. clone3 is ENOSYS in a session, so
+// clone(2) is what a nested sandbox uses.
+std::string try_clone_newuser()
+{
+    const long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+    return child_created(pid);
 }
 
 // What a nested bwrap does first: a user and a mount namespace, then a mount.
@@ -278,14 +285,7 @@ std::string try_clone3()
     CloneArgs args{};
     args.exit_signal = SIGCHLD;
     const long pid = syscall(SYS_clone3, &args, sizeof args);
-    if (pid == 0) {
-        _exit(0);
-    }
-    const auto result = result_of(pid);
-    if (pid > 0) {
-        waitpid(static_cast<pid_t>(pid), nullptr, 0);
-    }
-    return result;
+    return child_created(pid);
 }
 
 // glibc creates threads with clone3 and falls back to clone on ENOSYS only.
