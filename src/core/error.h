@@ -20,6 +20,9 @@ enum class ErrorKind {
     ConfigInvalid,
     SystemdFailure,
     LaunchFailed,
+    // systemd's effective value of a planned property is weaker than the
+    // plan (a drop-in overrode it): the session is stopped, not run.
+    HardeningNotApplied,
 };
 
 // Short name used as the last component of the D-Bus error name.

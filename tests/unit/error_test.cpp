@@ -36,6 +36,7 @@ TEST(EachErrorKind, HasTheDBusNameThatMatchesItsEnumerator)
     EXPECT_EQ(error_name(ErrorKind::ConfigInvalid), "ConfigInvalid");
     EXPECT_EQ(error_name(ErrorKind::SystemdFailure), "SystemdFailure");
     EXPECT_EQ(error_name(ErrorKind::LaunchFailed), "LaunchFailed");
+    EXPECT_EQ(error_name(ErrorKind::HardeningNotApplied), "HardeningNotApplied");
 }
 
 TEST(ErrorNames, AreDistinctSoTheBusErrorIdentifiesTheKind)
