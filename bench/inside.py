@@ -590,6 +590,7 @@ def loop_phase(v, rounds, iterations, rng, failures):
     w = v.worker
     variants = ["outside", "A", "session"]
     res = {var: {} for var in variants}
+    filters = {}
     for r in range(rounds):
         order = list(variants)
         rng.shuffle(order)
@@ -606,9 +607,11 @@ def loop_phase(v, rounds, iterations, rng, failures):
                 continue
             for line in out.splitlines():
                 k, _, val = line.partition("=")
+                if k == "seccomp_filters":
+                    filters[var] = val
                 if k.endswith("_cpu_ns"):
                     res[var].setdefault(k[:-len("_cpu_ns")], []).append(float(val))
-    return res
+    return res, filters
 
 
 # ---------------------------------------------------------------- srt
@@ -720,7 +723,7 @@ def main():
     samples, fails = latency_phase(v, rounds, rng, failures)
     cpu = cpu_phase(v, cpu_launches, rng, failures)
     lat, ok_count, helper = concurrency_phase(v, bursts, size, rng, failures)
-    loops = loop_phase(v, rounds=loop_rounds, iterations=loop_iterations, rng=rng, failures=failures)
+    loops, filters = loop_phase(v, rounds=loop_rounds, iterations=loop_iterations, rng=rng, failures=failures)
     elapsed = time.monotonic() - t_start
 
     # ------------------------------------------------------------ print
@@ -833,6 +836,9 @@ def main():
                      fmt(overheads[call])])
     print(table(["call", "outside", "bare bwrap", "session", "ratio session/outside", "overhead %"], rows))
     print()
+    notes.append("syscall loop: CPU time of the looping thread (user + kernel), so time spent waiting for a CPU "
+                 "on a busy machine is not counted; seccomp filters attached to the loop: "
+                 + ", ".join(f"{k} {filters.get(k, '?')}" for k in ("outside", "A", "session")) + ".")
 
     warm = medians.get(("true", "warm"))
     b = medians.get(("true", "B"))

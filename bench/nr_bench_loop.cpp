@@ -16,6 +16,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -55,6 +57,20 @@ bool report(const char* name, const PerCall& t)
     return true;
 }
 
+// How many seccomp filters this process runs on every system call.
+std::string seccomp_filters()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.starts_with("Seccomp_filters:")) {
+            const auto value = line.find_first_not_of(" \t", line.find(':') + 1);
+            return value == std::string::npos ? "?" : line.substr(value);
+        }
+    }
+    return "?";
+}
+
 // Every allowed path the agent touches goes through the same lookups; /usr
 // is a read-only bind mount inside the sandbox and the host's tree outside.
 constexpr const char* kStatPath = "/usr/bin/sh";
@@ -71,7 +87,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "usage: nr-bench-loop ITERATIONS\n");
         return 64;
     }
-    std::printf("iterations=%ld\n", iterations);
+    std::printf("iterations=%ld\nseccomp_filters=%s\n", iterations, seccomp_filters().c_str());
     struct stat st {};
     const bool ok = report("getpid", time_per_call(iterations, [] { return syscall(SYS_getpid) > 0; })) &&
                     report("stat", time_per_call(iterations, [&st] { return stat(kStatPath, &st) == 0; })) &&

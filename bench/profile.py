@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""bench/run --profile DIR: where the time of a launch goes.
+
+Runs inside the private systemd like bench/inside.py (same users, config and
+baselines) and records `perf record -a -g` around a few scenarios: sequential
+warm launches, baseline B launches, one burst of 64 sessions of each kind,
+and the syscall loop inside a session and outside. For each it writes the
+raw perf data and two reports into DIR: CPU samples by process (comm) and
+the top symbols per process.
+"""
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import inside  # noqa: E402
+
+
+def record(out_dir, name, action):
+    data = os.path.join(out_dir, f"{name}.data")
+    perf = subprocess.Popen(["perf", "record", "-a", "-g", "-F", "499", "-o", data],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # perf needs a moment before it samples every CPU
+    t0 = time.perf_counter()
+    action()
+    elapsed = time.perf_counter() - t0
+    perf.send_signal(signal.SIGINT)
+    perf.wait()
+    with open(os.path.join(out_dir, f"{name}.comm.txt"), "w", encoding="utf-8") as f:
+        f.write(f"# {name}: {elapsed:.2f} s of wall time\n")
+        f.flush()
+        subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "comm", "--stdio"],
+                       stdout=f, stderr=subprocess.DEVNULL, check=False)
+    with open(os.path.join(out_dir, f"{name}.sym.txt"), "w", encoding="utf-8") as f:
+        subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "comm,dso,sym", "--stdio",
+                        "-g", "none", "--percent-limit", "0.5"],
+                       stdout=f, stderr=subprocess.DEVNULL, check=False)
+    print(f"profile: {name}: {elapsed:.2f} s -> {out_dir}/{name}.comm.txt, {name}.sym.txt", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--launches", type=int, default=20)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    notes, failures = [], []
+    conf = inside.read_config(inside.CONFIG)
+    inside.setup_users(conf)
+    worker = inside.Worker()
+    v = inside.Variants(conf, worker, {"ok": False})
+    inside.calibrate(v, notes, failures)
+    inside.ensure_helper(v)
+
+    def nr_seq():
+        for _ in range(args.launches):
+            _, rc, _, err = worker.run(v.ctl(inside.OWNERS[0], v.next_chat("pw"), "true"))
+            if rc != 0:
+                failures.append(err)
+
+    def b_seq():
+        for _ in range(args.launches):
+            subprocess.run(v.systemd_run(["/usr/bin/true"]), stdin=subprocess.DEVNULL, capture_output=True,
+                           check=False)
+
+    def a_seq():
+        for _ in range(args.launches):
+            worker.run(v.bwrap(["/usr/bin/true"]))
+
+    def loop_session():
+        worker.run([inside.CTL, "run", "--owner", inside.OWNERS[1], "--chat", v.next_chat("pl"), "--adapter",
+                    "loop", "--", "nr-bench-loop", "1000000"])
+
+    def loop_outside():
+        worker.run([inside.LOOP, "1000000"])
+
+    record(args.out, "nr-sequential", nr_seq)
+    record(args.out, "B-sequential", b_seq)
+    record(args.out, "A-sequential", a_seq)
+    record(args.out, "nr-burst64", lambda: failures.extend(inside.burst(v, "nr", "pb", 64)[1]))
+    record(args.out, "B-burst64", lambda: failures.extend(inside.burst(v, "B", "pbb", 64)[1]))
+    record(args.out, "loop-session", loop_session)
+    record(args.out, "loop-outside", loop_outside)
+    for f in failures:
+        print(f"profile: failure: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
