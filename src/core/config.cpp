@@ -187,39 +187,42 @@ AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, cons
     AdapterProfile profile;
     profile.name = name;
     bool has_executable = false;
-    r.for_each_key(node, key,
-                   {
-                       {"executable",
-                        [&](const YAML::Node& n, const std::string& k) {
-                            profile.executable = r.absolute_path(n, k);
-                            has_executable = true;
-                        }},
-                       {"read_only_paths", [&](const YAML::Node& n,
-                                               const std::string& k) { profile.read_only_paths = r.path_list(n, k); }},
-                       {"credential_env", [&](const YAML::Node& n,
-                                              const std::string& k) { profile.credential_env = r.string_list(n, k); }},
-                       {"session_dirs",
-                        [&](const YAML::Node& n, const std::string& k) {
-                            profile.session_dirs = r.string_list(n, k);
-                            for (std::size_t i = 0; i < profile.session_dirs.size(); ++i) {
-                                validate_session_dir_template(r, n[i], k, profile.session_dirs[i]);
-                            }
-                        }},
-                       {"network",
-                        [&](const YAML::Node& n, const std::string& k) {
-                            const auto mode = r.scalar(n, k);
-                            if (mode == "host") {
-                                profile.network = NetworkMode::Host;
-                            } else if (mode == "offline") {
-                                profile.network = NetworkMode::Offline;
-                            } else {
-                                r.error_at(n, k, "expected host or offline");
-                            }
-                        }},
-                       {"limits", [&](const YAML::Node& n, const std::string& /*k*/) { limits_node = n; }},
-                       {"nested_userns",
-                        [&](const YAML::Node& n, const std::string& k) { profile.nested_userns = r.boolean(n, k); }},
-                   });
+    r.for_each_key(
+        node, key,
+        {
+            {"executable",
+             [&](const YAML::Node& n, const std::string& k) {
+                 profile.executable = r.absolute_path(n, k);
+                 has_executable = true;
+             }},
+            {"read_only_paths",
+             [&](const YAML::Node& n, const std::string& k) { profile.read_only_paths = r.path_list(n, k); }},
+            {"credential_env",
+             [&](const YAML::Node& n, const std::string& k) { profile.credential_env = r.string_list(n, k); }},
+            {"session_dirs",
+             [&](const YAML::Node& n, const std::string& k) {
+                 profile.session_dirs = r.string_list(n, k);
+                 for (std::size_t i = 0; i < profile.session_dirs.size(); ++i) {
+                     validate_session_dir_template(r, n[i], k, profile.session_dirs[i]);
+                 }
+             }},
+            {"network",
+             [&](const YAML::Node& n, const std::string& k) {
+                 const auto mode = r.scalar(n, k);
+                 if (mode == "host") {
+                     profile.network = NetworkMode::Host;
+                 } else if (mode == "offline") {
+                     profile.network = NetworkMode::Offline;
+                 } else {
+                     r.error_at(n, k, "expected host or offline");
+                 }
+             }},
+            {"limits", [&](const YAML::Node& n, const std::string& /*k*/) { limits_node = n; }},
+            {"nested_userns",
+             [&](const YAML::Node& n, const std::string& k) { profile.nested_userns = r.boolean(n, k); }},
+            {"host_auth",
+             [&](const YAML::Node& n, const std::string& k) { profile.host_auth = parse_host_auth(n, k, r.source()); }},
+        });
     if (!has_executable) {
         r.error_at(node, key + ".executable", "missing required key");
     }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/host_auth.h"
 #include "core/network_policy.h"
 
 namespace nr::core {
@@ -38,6 +39,8 @@ struct AdapterProfile {
     // The adapter's own limits: the global ones with this profile's
     // `limits` keys applied on top (e.g. a shorter runtime for a probe).
     std::optional<SessionLimits> limits;
+    // Whether sessions take turns on the adapter's shared host login.
+    HostAuth host_auth;
 };
 
 struct CallerPolicy {

@@ -248,6 +248,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     layout.read_only = config.read_only_paths;
     layout.read_only.insert(layout.read_only.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
     plan.session_dirs = owner_session_dirs(config, adapter, request.owner);
+    refuse_admission_overlap(config.data_dir, plan.session_dirs);
     layout.read_write = {plan.home, plan.workspace};
     layout.read_write.insert(layout.read_write.end(), plan.session_dirs.begin(), plan.session_dirs.end());
     layout.symlinks = host.root_symlinks;
@@ -258,6 +259,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     layout.nested_userns = adapter.nested_userns;
     plan.launch.bwrap_argv = bwrap_argv(config.bwrap_path, layout, agent_argv);
     plan.launch.seccomp = seccomp_policy_for(adapter);
+    plan.launch.admission = admission_spec(adapter.host_auth, adapter.name);
 
     plan.properties = unit_properties_for(limits, plan, host, claim_token);
     add_network_properties(config, adapter.network, plan.properties);

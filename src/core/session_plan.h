@@ -45,6 +45,8 @@ struct LaunchSpec {
     std::vector<std::string> environment;
     SeccompPolicy seccomp;
     PrivateDirs dirs;
+    // Host-auth queue the launcher waits in (relative to dirs.base).
+    AdmissionSpec admission;
 };
 
 struct SessionPlan {
