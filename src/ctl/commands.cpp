@@ -55,6 +55,20 @@ private:
             ended_ = Ended{result, code, status};
         }
     }
+    // The session waits for its turn on a shared host login; say so, since
+    // a silent wait looks like a hang.
+    void onSessionWaiting(const std::string& unit, const std::string& /*owner*/, const std::string& /*chat*/,
+                          const std::string& /*job*/, const uint32_t& ahead) override
+    {
+        if (unit != watched_unit_) {
+            return;
+        }
+        if (ahead == 0) {
+            std::cerr << "native-runtimectl: admitted after waiting for host-auth admission\n";
+        } else {
+            std::cerr << "native-runtimectl: waiting for host-auth admission, " << ahead << " ahead\n";
+        }
+    }
 
     std::string watched_unit_;
     std::optional<Ended> ended_;

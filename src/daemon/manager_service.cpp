@@ -166,7 +166,7 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
 }
 
 std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<ManagerService::SeccompRuleWire>, bool,
-           std::string, std::vector<std::string>>
+           std::string, std::vector<std::string>, std::string>
 ManagerService::Claim(const std::string& token)
 {
     touch();
@@ -187,7 +187,24 @@ ManagerService::Claim(const std::string& token)
             rules.emplace_back(rule.name, rule.errno_value, when);
         }
         return std::make_tuple(spec->bwrap_argv, spec->environment, rules, spec->seccomp.kill_foreign_abis,
-                               spec->dirs.base, spec->dirs.relative);
+                               spec->dirs.base, spec->dirs.relative, spec->admission.queue_dir);
+    });
+}
+
+void ManagerService::ReportWaiting(const uint32_t& ahead)
+{
+    touch();
+    typed_errors([&] {
+        // Authorised like Claim: only a process in a session unit this
+        // helper tracks, running with that unit's UID (User= is numeric).
+        const auto unit = unit_of_pid(caller_pid());
+        const auto* session = sessions_.find(unit);
+        if (session == nullptr ||
+            systemd_.unit_property(session->path, sys::kServiceInterface, "User").get<std::string>() !=
+                std::to_string(caller_uid())) {
+            fail(ErrorKind::AccessDenied, "only a session's own launcher may report its wait");
+        }
+        emitSessionWaiting(session->unit, session->owner, session->chat, session->job, ahead);
     });
 }
 

@@ -48,8 +48,9 @@ private:
     using ArgumentMatchWire = sdbus::Struct<uint32_t, uint64_t, uint64_t>;
     using SeccompRuleWire = sdbus::Struct<std::string, int32_t, std::vector<ArgumentMatchWire>>;
     std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<SeccompRuleWire>, bool, std::string,
-               std::vector<std::string>>
+               std::vector<std::string>, std::string>
     Claim(const std::string& token) override;
+    void ReportWaiting(const uint32_t& ahead) override;
 
     [[nodiscard]] uid_t caller_uid() const;
     [[nodiscard]] pid_t caller_pid() const;

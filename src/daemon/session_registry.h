@@ -41,6 +41,12 @@ public:
 
     [[nodiscard]] bool empty() const { return sessions_.empty(); }
     [[nodiscard]] bool contains(const std::string& unit) const { return sessions_.count(unit) != 0; }
+    // The tracked session of `unit`, or nullptr.
+    [[nodiscard]] const TrackedSession* find(const std::string& unit) const
+    {
+        const auto it = sessions_.find(unit);
+        return it == sessions_.end() ? nullptr : &it->second;
+    }
 
 private:
     sdbus::IConnection& connection_;

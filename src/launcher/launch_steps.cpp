@@ -60,7 +60,7 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
     try {
         auto connection = sdbus::createSystemBusConnection();
         LauncherProxy proxy(*connection);
-        const auto [argv, env, rules, kill_foreign, base, dirs] = proxy.Claim(token);
+        const auto [argv, env, rules, kill_foreign, base, dirs, admission_queue] = proxy.Claim(token);
         core::LaunchSpec spec;
         spec.bwrap_argv = argv;
         spec.environment = env;
@@ -81,6 +81,7 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
         }
         spec.seccomp.kill_foreign_abis = kill_foreign;
         spec.dirs = {base, dirs};
+        spec.admission.queue_dir = admission_queue;
         return spec;
     } catch (const sdbus::Error& e) {
         fail(ErrorKind::LaunchFailed, "claiming the launch spec failed: " + e.getName() + ": " + e.getMessage());

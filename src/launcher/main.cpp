@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/sandbox_args.h"
+#include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
 #include "sys/landlock_scope.h"
 #include "sys/safe_dirs.h"
@@ -38,21 +39,30 @@ int main(int argc, char** argv)
         // The spec may carry credentials: keep other processes of this uid
         // from reading our memory until exec replaces it.
         prctl(PR_SET_DUMPABLE, 0);
-        const auto spec = nr::launcher::claim_launch_spec(token_from_args(argc, argv));
+        auto spec = nr::launcher::claim_launch_spec(token_from_args(argc, argv));
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
-        nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
-        // After the last bus call: the helper's socket is a path socket, but
-        // nothing the launcher needs lies outside the domain from here on.
-        nr::sys::scope_abstract_sockets_and_signals();
-        auto filter = nr::sys::export_seccomp_filter(spec.seccomp);
-        nr::sys::keep_across_exec(filter.get(), "seccomp program");
-        // Options and the agent's environment (credentials included) go to
-        // bwrap through a sealed memfd, never through bwrap's own argv or
-        // environment, which stay readable as /proc/<pid>/{cmdline,environ}.
-        auto args = nr::sys::sealed_memfd("native-runtime-bwrap-args",
-                                          nr::core::bwrap_args_data(spec.bwrap_argv, spec.environment, filter.get()));
-        nr::sys::keep_across_exec(args.get(), "bwrap options");
-        nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(spec.bwrap_argv, args.get()), {});
+        // Waits here, inside the unit, for a serial adapter's turn.
+        auto turn = nr::launcher::take_turn(spec);
+        const auto become_sandbox = [&spec] {
+            nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
+            // After the last bus call: the helper's socket is a path socket, but
+            // nothing the launcher needs lies outside the domain from here on.
+            nr::sys::scope_abstract_sockets_and_signals();
+            auto filter = nr::sys::export_seccomp_filter(spec.seccomp);
+            nr::sys::keep_across_exec(filter.get(), "seccomp program");
+            // Options and the agent's environment (credentials included) go to
+            // bwrap through a sealed memfd, never through bwrap's own argv or
+            // environment, which stay readable as /proc/<pid>/{cmdline,environ}.
+            auto args =
+                nr::sys::sealed_memfd("native-runtime-bwrap-args",
+                                      nr::core::bwrap_args_data(spec.bwrap_argv, spec.environment, filter.get()));
+            nr::sys::keep_across_exec(args.get(), "bwrap options");
+            nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(spec.bwrap_argv, args.get()), {});
+        };
+        if (turn) {
+            nr::launcher::run_holding_turn(std::move(*turn), spec.environment, become_sandbox);
+        }
+        become_sandbox();
     } catch (const nr::core::Error& e) {
         std::cerr << "native-runtime-launch: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';
     } catch (const std::exception& e) {
