@@ -50,6 +50,11 @@ def die(msg):
     sys.exit(1)
 
 
+def progress(msg):
+    """A line on stderr, so a person watching knows which phase is running."""
+    print(f"bench: [{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
 def sh(argv, check=True, **kw):
     r = subprocess.run(argv, capture_output=True, text=True, **kw)
     if check and r.returncode != 0:
@@ -100,15 +105,22 @@ def size_bytes(text):
 
 # ---------------------------------------------------------------- users
 class Worker:
-    def __init__(self):
-        pw = pwd.getpwnam(USER)
+    """Runs commands as one user. Every variant is spawned the same way
+    (Python drops to the user between fork and exec, which rules out vfork),
+    so the spawn cost, which is large on this VM, is the same for all."""
+
+    def __init__(self, user=USER):
+        pw = pwd.getpwnam(user)
         self.uid, self.gid, self.home = pw.pw_uid, pw.pw_gid, pw.pw_dir
-        self.groups = [g.gr_gid for g in grp.getgrall() if USER in g.gr_mem]
-        self.env = {"PATH": PATH, "HOME": self.home, "USER": USER, "LOGNAME": USER,
+        self.groups = [g.gr_gid for g in grp.getgrall() if user in g.gr_mem]
+        self.env = {"PATH": PATH, "HOME": self.home, "USER": user, "LOGNAME": user,
                     "LANG": "C.UTF-8"}
 
+    def kwargs(self):
+        return {"user": self.uid, "group": self.gid, "extra_groups": self.groups, "env": self.env}
+
     def run(self, argv, cwd="/", env=None):
-        """Runs argv as the worker; returns (seconds, returncode, stdout, stderr)."""
+        """Runs argv as the user; returns (seconds, returncode, stdout, stderr)."""
         t0 = time.perf_counter()
         r = subprocess.run(argv, user=self.uid, group=self.gid, extra_groups=self.groups,
                            env=env or self.env, cwd=cwd, stdin=subprocess.DEVNULL,
@@ -132,6 +144,7 @@ class Variants:
 
     def __init__(self, conf, worker, srt):
         self.conf, self.worker, self.srt = conf, worker, srt
+        self.root = Worker("root")
         self.counter = 0
         root = f"{conf['data_dir']}/native-runtime/{BASE_OWNER}"
         self.base_home = f"{root}/home"
@@ -414,10 +427,7 @@ def latency_phase(v, rounds, rng, failures):
                 t, rc, out, err = w.run(v.bwrap(WORKLOADS[wl]["plain"]))
             elif var == "B":
                 # systemd-run --uid needs root (as would run0): run as root.
-                t0 = time.perf_counter()
-                p = subprocess.run(v.systemd_run(WORKLOADS[wl]["plain"]), stdin=subprocess.DEVNULL,
-                                   capture_output=True, text=True, cwd="/", check=False)
-                t, rc, out, err = time.perf_counter() - t0, p.returncode, p.stdout, p.stderr
+                t, rc, out, err = v.root.run(v.systemd_run(WORKLOADS[wl]["plain"]))
             elif var == "warm":
                 ensure_helper(v)
                 t, rc, out, err = w.run(v.ctl(OWNERS[0], v.next_chat("w"), wl))
@@ -447,10 +457,10 @@ def burst(v, kind, tag, size):
         chat = f"{tag}-{i}"
         if kind == "nr":
             argv = v.ctl(owner, chat, "true")
-            kw = {"user": w.uid, "group": w.gid, "extra_groups": w.groups, "env": w.env}
+            kw = w.kwargs()
         else:
             argv = v.systemd_run(["/usr/bin/true"], unit=f"nr-bench-{tag}-{i}")
-            kw = {}
+            kw = v.root.kwargs()
         barrier.wait()
         t0 = time.perf_counter()
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd="/",
@@ -559,9 +569,7 @@ def cpu_phase(v, launches, rng, failures):
         elif kind == "A":
             _, rc, _, err = w.run(v.bwrap(["/usr/bin/true"]))
         else:
-            p = subprocess.run(v.systemd_run(["/usr/bin/true"]), stdin=subprocess.DEVNULL,
-                               capture_output=True, text=True, cwd="/", check=False)
-            rc, err = p.returncode, p.stderr
+            _, rc, _, err = v.root.run(v.systemd_run(["/usr/bin/true"]))
         time.sleep(settle)
         h1, p1, a1 = cpu_ns(pid), cpu_ns(1), harness_cpu_ns()
         if rc != 0:
@@ -588,7 +596,7 @@ def cpu_phase(v, launches, rng, failures):
 
 def loop_phase(v, rounds, iterations, rng, failures):
     w = v.worker
-    variants = ["outside", "A", "session"]
+    variants = ["outside", "A", "B", "session"]
     res = {var: {} for var in variants}
     filters = {}
     for r in range(rounds):
@@ -599,6 +607,8 @@ def loop_phase(v, rounds, iterations, rng, failures):
                 _, rc, out, err = w.run([LOOP, str(iterations)])
             elif var == "A":
                 _, rc, out, err = w.run(v.bwrap([LOOP, str(iterations)]))
+            elif var == "B":
+                _, rc, out, err = v.root.run(v.systemd_run([LOOP, str(iterations)]))
             else:
                 _, rc, out, err = w.run([CTL, "run", "--owner", OWNERS[1], "--chat", v.next_chat("l"),
                                          "--adapter", "loop", "--", "nr-bench-loop", str(iterations)])
@@ -702,6 +712,7 @@ def main():
     rng = random.Random(args.seed)
     notes, failures = [], []
 
+    progress("setting up users, the peer and the baselines")
     conf = read_config(CONFIG)
     setup_users(conf)
     worker = Worker()
@@ -720,9 +731,14 @@ def main():
     hostnamed_kib = hostnamed_rss()
 
     t_start = time.monotonic()
+    progress(f"launch latency: {rounds} rounds of {len(WORKLOADS)} workloads x "
+             f"{5 if srt['ok'] else 4} variants, interleaved")
     samples, fails = latency_phase(v, rounds, rng, failures)
+    progress(f"CPU per launch: {cpu_launches} sequential launches of each variant")
     cpu = cpu_phase(v, cpu_launches, rng, failures)
+    progress(f"{bursts} burst(s) of {size} concurrent launches, native-runtime and baseline B")
     lat, ok_count, helper = concurrency_phase(v, bursts, size, rng, failures)
+    progress(f"syscall loop: {loop_rounds} rounds of {loop_iterations} calls, outside / A / B / session")
     loops, filters = loop_phase(v, rounds=loop_rounds, iterations=loop_iterations, rng=rng, failures=failures)
     elapsed = time.monotonic() - t_start
 
@@ -830,15 +846,17 @@ def main():
     for call in sorted(loops["outside"]):
         out_m = median(loops["outside"][call])
         a_m = median(loops["A"].get(call, [])) if loops["A"].get(call) else None
+        b_m = median(loops["B"].get(call, [])) if loops["B"].get(call) else None
         s_m = median(loops["session"].get(call, [])) if loops["session"].get(call) else None
         overheads[call] = (s_m / out_m - 1) * 100 if s_m and out_m else None
-        rows.append([call, fmt(out_m), fmt(a_m), fmt(s_m), fmt(s_m / out_m if s_m and out_m else None, 3),
-                     fmt(overheads[call])])
-    print(table(["call", "outside", "bare bwrap", "session", "ratio session/outside", "overhead %"], rows))
+        rows.append([call, fmt(out_m), fmt(a_m), fmt(b_m), fmt(s_m),
+                     fmt(s_m / out_m if s_m and out_m else None, 3), fmt(overheads[call])])
+    print(table(["call", "outside", "A: bare bwrap", "B: systemd-run + bwrap", "session",
+                 "ratio session/outside", "overhead %"], rows))
     print()
     notes.append("syscall loop: CPU time of the looping thread (user + kernel), so time spent waiting for a CPU "
                  "on a busy machine is not counted; seccomp filters attached to the loop: "
-                 + ", ".join(f"{k} {filters.get(k, '?')}" for k in ("outside", "A", "session")) + ".")
+                 + ", ".join(f"{k} {filters.get(k, '?')}" for k in ("outside", "A", "B", "session")) + ".")
 
     warm = medians.get(("true", "warm"))
     b = medians.get(("true", "B"))
