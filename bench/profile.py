@@ -3,10 +3,11 @@
 
 Runs inside the private systemd like bench/inside.py (same users, config and
 baselines) and records `perf record -a -g` around a few scenarios: sequential
-warm launches, baseline B launches, one burst of 64 sessions of each kind,
-and the syscall loop inside a session and outside. For each it writes the
-raw perf data and two reports into DIR: CPU samples by process (comm) and
-the top symbols per process.
+warm launches, cold launches (each after stopping the helper), baseline A and
+B launches, one burst of 64 sessions of each kind, and the syscall loop inside
+a session and outside. For each it writes the raw perf data and two reports
+into DIR, restricted to the harness's processes: CPU samples by process
+(comm) and the top symbols per process.
 """
 
 import argparse
@@ -83,6 +84,14 @@ def main():
             if rc != 0:
                 failures.append(err)
 
+    def cold_seq():
+        # The stops are recorded too; they show up under systemd and systemctl.
+        for _ in range(max(1, args.launches // 2)):
+            inside.stop_helper()
+            _, rc, _, err = worker.run(v.ctl(inside.OWNERS[0], v.next_chat("pc"), "true"))
+            if rc != 0:
+                failures.append(err)
+
     def b_seq():
         for _ in range(args.launches):
             v.root.run(v.systemd_run(["/usr/bin/true"]))
@@ -99,6 +108,7 @@ def main():
         worker.run([inside.LOOP, "1000000"])
 
     record(args.out, "nr-sequential", nr_seq)
+    record(args.out, "nr-cold", cold_seq)
     record(args.out, "B-sequential", b_seq)
     record(args.out, "A-sequential", a_seq)
     record(args.out, "nr-burst64", lambda: failures.extend(inside.burst(v, "nr", "pb", 64)[1]))
