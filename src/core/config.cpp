@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include "core/dropin.h"
 #include "core/error.h"
 #include "core/ids.h"
 #include "core/path_policy.h"
@@ -399,6 +400,19 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                  has_data_dir = true;
              }},
             {"bwrap", [&](const YAML::Node& n, const std::string& k) { config.bwrap_path = r.absolute_path(n, k); }},
+            {"snapshot_dir",
+             [&](const YAML::Node& n, const std::string& k) { config.snapshot_dir = r.absolute_path(n, k); }},
+            {"app_units",
+             [&](const YAML::Node& n, const std::string& k) {
+                 config.app_units = r.string_list(n, k);
+                 for (std::size_t i = 0; i < config.app_units.size(); ++i) {
+                     try {
+                         validate_app_unit_name(config.app_units[i]);
+                     } catch (const Error& e) {
+                         r.error_at(n[i], k, e.what());
+                     }
+                 }
+             }},
             {"idle_timeout_sec",
              [&](const YAML::Node& n, const std::string& k) {
                  config.idle_timeout_sec = static_cast<std::uint32_t>(r.unsigned_number(n, k, 86400));

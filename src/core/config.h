@@ -71,6 +71,12 @@ struct Config {
     bool proxy_env = false;
     SessionLimits limits;
     std::map<std::string, AdapterProfile, std::less<>> adapters;
+    // The file snapshot dir shared by the application's units (mode 2770);
+    // empty when not configured. The late drop-in grants it to app units.
+    std::string snapshot_dir;
+    // The application's units that get the late drop-in; preflight checks
+    // that it is in effect on each.
+    std::vector<std::string> app_units;
 };
 
 inline constexpr std::string_view kDefaultConfigPath = "/etc/native-runtime/config.yaml";

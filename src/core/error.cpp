@@ -15,6 +15,7 @@ std::string_view error_name(ErrorKind kind)
     case ErrorKind::ConfigInvalid: return "ConfigInvalid";
     case ErrorKind::SystemdFailure: return "SystemdFailure";
     case ErrorKind::LaunchFailed: return "LaunchFailed";
+    case ErrorKind::PreflightFailed: return "PreflightFailed";
     case ErrorKind::HardeningNotApplied: return "HardeningNotApplied";
     }
     return "Failed";

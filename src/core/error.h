@@ -20,6 +20,9 @@ enum class ErrorKind {
     ConfigInvalid,
     SystemdFailure,
     LaunchFailed,
+    // A host prerequisite failed its preflight check; the message starts
+    // with the check's name (docs/troubleshooting.md).
+    PreflightFailed,
     // systemd's effective value of a planned property is weaker than the
     // plan (a drop-in overrode it): the session is stopped, not run.
     HardeningNotApplied,

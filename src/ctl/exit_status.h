@@ -7,6 +7,7 @@
 
 namespace nr::ctl {
 
+inline constexpr int kExitCheckFailed = 1;    // a check or verification failed (drop-ins, preflight)
 inline constexpr int kExitUsage = 64;         // EX_USAGE
 inline constexpr int kExitRefused = 65;       // the helper refused the request
 inline constexpr int kExitUnavailable = 69;   // EX_UNAVAILABLE: bus or helper unreachable

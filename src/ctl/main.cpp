@@ -3,6 +3,7 @@
 
 #include "ctl/commands.h"
 #include "ctl/exit_status.h"
+#include "ctl/operator_cli.h"
 
 #include <CLI/CLI.hpp>
 
@@ -36,6 +37,8 @@ int main(int argc, char** argv)
     auto* list_cmd = app.add_subcommand("list", "List running sessions (read from systemd)");
     list_cmd->add_flag("--json", list_json, "Print JSON");
 
+    auto operator_verbs = nr::ctl::add_operator_verbs(app);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -45,6 +48,9 @@ int main(int argc, char** argv)
         return nr::ctl::kExitUsage;
     }
 
+    if (const auto status = operator_verbs.dispatch()) {
+        return *status;
+    }
     if (*run_cmd) {
         return nr::ctl::run_session(run);
     }

@@ -105,6 +105,7 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
         if (!user) {
             fail(ErrorKind::AccessDenied, "run-as user " + run_as_name + " does not exist");
         }
+        gate_.require(*user); // the host's prerequisites, before anything is planned
 
         const auto token = ClaimTable::new_token();
         auto plan = core::plan_session(config_, request, *user, sys::observe_host(launcher_path_), token);

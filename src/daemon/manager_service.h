@@ -8,6 +8,7 @@
 
 #include "core/config.h"
 #include "daemon/claim_table.h"
+#include "daemon/preflight_gate.h"
 #include "daemon/session_registry.h"
 #include "dbus/native_runtime_adaptor.h"
 #include "sys/systemd_manager.h"
@@ -65,6 +66,7 @@ private:
     ClaimTable claims_;
     SessionRegistry sessions_;
     std::chrono::steady_clock::time_point last_activity_;
+    PreflightGate gate_{connection_, config_, launcher_path_};
 };
 
 } // namespace nr::daemon

@@ -126,6 +126,30 @@ std::optional<sdbus::ObjectPath> SystemdManager::unit_path(const std::string& na
     return path;
 }
 
+sdbus::ObjectPath SystemdManager::load_unit(const std::string& name)
+{
+    sdbus::ObjectPath path;
+    try {
+        manager_->callMethod("LoadUnit").onInterface(kManagerInterface).withArguments(name).storeResultsTo(path);
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "LoadUnit " + name + ": " + e.getMessage());
+    }
+    return path;
+}
+
+void SystemdManager::reload()
+{
+    try {
+        // A reload of a big unit set can take longer than sd-bus's default
+        // 25 s call timeout.
+        constexpr std::uint64_t kReloadTimeoutUsec = 120ULL * 1000 * 1000;
+        auto call = manager_->createMethodCall(kManagerInterface, "Reload");
+        manager_->callMethod(call, kReloadTimeoutUsec);
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "daemon-reload: " + e.getName() + ": " + e.getMessage());
+    }
+}
+
 std::unique_ptr<sdbus::IProxy> SystemdManager::unit_proxy(const sdbus::ObjectPath& path)
 {
     auto unit = sdbus::createProxy(connection_, kSystemdService, path);
@@ -194,6 +218,15 @@ sdbus::Variant SystemdManager::unit_property(const sdbus::ObjectPath& path, cons
         return unit->getProperty(name).onInterface(interface);
     } catch (const sdbus::Error& e) {
         fail(ErrorKind::SystemdFailure, "reading " + name + " of " + std::string(path) + ": " + e.getMessage());
+    }
+}
+
+sdbus::Variant SystemdManager::manager_property(const std::string& name)
+{
+    try {
+        return manager_->getProperty(name).onInterface(kManagerInterface);
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "reading manager property " + name + ": " + e.getMessage());
     }
 }
 

@@ -55,6 +55,12 @@ public:
 
     std::optional<sdbus::ObjectPath> unit_path(const std::string& name);
 
+    // LoadUnit: the unit's path, loading it (or its not-found stub) first.
+    sdbus::ObjectPath load_unit(const std::string& name);
+
+    // daemon-reload; systemd answers once the reload is complete.
+    void reload();
+
     // Takes a reference that keeps the unit loaded after it stops.
     void ref(const sdbus::ObjectPath& unit_path);
 
@@ -67,6 +73,8 @@ public:
     std::vector<ListedUnit> list_units(const std::vector<std::string>& patterns);
 
     sdbus::Variant unit_property(const sdbus::ObjectPath& path, const std::string& interface, const std::string& name);
+    // A property of the manager object itself, e.g. "Version".
+    sdbus::Variant manager_property(const std::string& name);
     UnitEnd read_end(const sdbus::ObjectPath& path);
     // LogExtraFields of a service unit as NAME=value strings.
     std::vector<std::string> log_extra_fields(const sdbus::ObjectPath& path);

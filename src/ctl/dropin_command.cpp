@@ -1,0 +1,182 @@
+// `native-runtimectl install-dropins` / `uninstall-dropins`: put the late
+// drop-in into the application's units, reload systemd over the bus, and
+// read back that systemd applies it (naming any file that overrides it).
+
+#include "core/config.h"
+#include "core/dropin.h"
+#include "core/error.h"
+#include "ctl/exit_status.h"
+#include "ctl/operator_commands.h"
+#include "sys/config_file.h"
+#include "sys/dropin_check.h"
+#include "sys/dropin_files.h"
+#include "sys/systemd_manager.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <iostream>
+#include <system_error>
+
+#ifndef NR_DROPIN_TEMPLATE
+#error "NR_DROPIN_TEMPLATE must be defined by the build"
+#endif
+#ifndef NR_WORKER_GROUP
+#error "NR_WORKER_GROUP must be defined by the build"
+#endif
+
+namespace nr::ctl {
+
+namespace {
+
+std::string_view outcome_name(sys::WriteOutcome outcome)
+{
+    switch (outcome) {
+    case sys::WriteOutcome::Created: return "installed";
+    case sys::WriteOutcome::Updated: return "updated";
+    case sys::WriteOutcome::Unchanged: return "unchanged";
+    }
+    return "?";
+}
+
+// Units from the command line, else the config's app_units.
+std::vector<std::string> units_to_handle(const DropinOptions& options, const core::Config& config)
+{
+    const auto& units = options.units.empty() ? config.app_units : options.units;
+    if (units.empty()) {
+        throw std::invalid_argument("no unit: pass --unit APP.service or set app_units in " + config.source);
+    }
+    for (const auto& unit : units) {
+        core::validate_app_unit_name(unit);
+    }
+    return units;
+}
+
+bool live_host(const DropinOptions& options)
+{
+    return options.root.empty() || options.root == "/";
+}
+
+// Runs `body`, turning every failure into a message and an exit status.
+template <typename Body> int guarded(Body&& body)
+{
+    try {
+        return body();
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "native-runtimectl: " << e.what() << '\n';
+        return kExitUsage;
+    } catch (const core::Error& e) {
+        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
+        return e.kind() == core::ErrorKind::InvalidArgument  ? kExitUsage
+               : e.kind() == core::ErrorKind::SystemdFailure ? kExitUnavailable
+                                                             : kExitCheckFailed;
+    } catch (const sdbus::Error& e) {
+        std::cerr << "native-runtimectl: " << e.getName() << ": " << e.getMessage() << '\n';
+        return kExitUnavailable;
+    } catch (const std::system_error& e) {
+        std::cerr << "native-runtimectl: " << e.what() << '\n';
+        return kExitCheckFailed;
+    }
+}
+
+} // namespace
+
+core::DropinValues dropin_values(const core::Config& config)
+{
+    return core::DropinValues{config.snapshot_dir, NR_WORKER_GROUP};
+}
+
+int verify_dropins(sys::SystemdManager& systemd, const std::vector<std::string>& units,
+                   const core::DropinValues& values, const std::string& root)
+{
+    int status = 0;
+    for (const auto& unit : units) {
+        const auto ours = core::dropin_directory(root, unit) + "/" + std::string(core::kDropinFileName);
+        const auto conflicts = sys::check_dropin_effective(systemd, unit, values, ours);
+        if (conflicts.empty()) {
+            std::cout << unit << ": in effect\n";
+            continue;
+        }
+        status = kExitCheckFailed;
+        for (const auto& conflict : conflicts) {
+            std::cerr << unit << ": NOT in effect: " << conflict.message << '\n';
+        }
+    }
+    return status;
+}
+
+int install_dropins(const DropinOptions& options)
+{
+    return guarded([&] {
+        const auto config = sys::load_config(sys::config_path());
+        const auto units = units_to_handle(options, config);
+        const auto template_text = sys::read_text_file(NR_DROPIN_TEMPLATE);
+        if (!template_text) {
+            throw std::system_error(ENOENT, std::generic_category(), NR_DROPIN_TEMPLATE);
+        }
+        const auto values = dropin_values(config);
+        for (const auto& unit : units) {
+            const auto dir = core::dropin_directory(options.root, unit);
+            const auto path = dir + "/" + std::string(core::kDropinFileName);
+            const auto outcome = sys::write_file_atomically(dir, core::kDropinFileName, [&](bool created) {
+                // Keep the record of a directory an earlier install created.
+                const auto old = sys::read_text_file(path);
+                if (old && !core::inspect_installed(*old).ours) {
+                    throw std::system_error(EEXIST, std::generic_category(),
+                                            path + " was not written by native-runtimectl; move it away first");
+                }
+                created = created || (old && core::inspect_installed(*old).created_directory);
+                return core::render_dropin(*template_text, values, created);
+            });
+            std::cout << unit << ": " << outcome_name(outcome) << ' ' << path << '\n';
+        }
+        if (!live_host(options) || options.no_reload) {
+            return 0;
+        }
+        auto connection = sdbus::createSystemBusConnection();
+        sys::SystemdManager systemd(*connection);
+        systemd.reload();
+        return verify_dropins(systemd, units, values, options.root);
+    });
+}
+
+int uninstall_dropins(const DropinOptions& options)
+{
+    return guarded([&] {
+        const auto config = sys::load_config(sys::config_path());
+        const auto units = units_to_handle(options, config);
+        int status = 0;
+        for (const auto& unit : units) {
+            const auto dir = core::dropin_directory(options.root, unit);
+            const auto path = dir + "/" + std::string(core::kDropinFileName);
+            const auto text = sys::read_text_file(path);
+            if (!text) {
+                std::cout << unit << ": not installed\n";
+                continue;
+            }
+            const auto installed = core::inspect_installed(*text);
+            if (!installed.ours) {
+                std::cerr << unit << ": " << path << " was not written by native-runtimectl; left in place\n";
+                status = kExitCheckFailed;
+                continue;
+            }
+            sys::remove_file_durably(dir, core::kDropinFileName, installed.created_directory);
+            std::cout << unit << ": removed " << path << '\n';
+        }
+        if (!live_host(options) || options.no_reload) {
+            return status;
+        }
+        auto connection = sdbus::createSystemBusConnection();
+        sys::SystemdManager systemd(*connection);
+        systemd.reload();
+        for (const auto& unit : units) {
+            const auto path = core::dropin_directory(options.root, unit) + "/" + std::string(core::kDropinFileName);
+            if (sys::dropin_applied(systemd, unit, path)) {
+                std::cerr << unit << ": systemd still applies " << path << '\n';
+                status = kExitCheckFailed;
+            }
+        }
+        return status;
+    });
+}
+
+} // namespace nr::ctl

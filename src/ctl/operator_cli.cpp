@@ -1,0 +1,85 @@
+#include "ctl/operator_cli.h"
+
+#include "ctl/operator_commands.h"
+
+namespace nr::ctl {
+
+struct OperatorVerbs::State {
+    DropinOptions install;
+    DropinOptions uninstall;
+    StatusOptions status;
+    LogsOptions logs;
+    PreflightOptions preflight;
+    CLI::App* install_cmd = nullptr;
+    CLI::App* uninstall_cmd = nullptr;
+    CLI::App* status_cmd = nullptr;
+    CLI::App* logs_cmd = nullptr;
+    CLI::App* preflight_cmd = nullptr;
+};
+
+OperatorVerbs::OperatorVerbs(std::unique_ptr<State> state) : state_(std::move(state)) {}
+OperatorVerbs::OperatorVerbs(OperatorVerbs&&) noexcept = default;
+OperatorVerbs& OperatorVerbs::operator=(OperatorVerbs&&) noexcept = default;
+OperatorVerbs::~OperatorVerbs() = default;
+
+namespace {
+
+void add_dropin_options(CLI::App& cmd, DropinOptions& options)
+{
+    cmd.add_option("--unit", options.units, "Application unit (repeatable; default: app_units in the config)");
+    cmd.add_option("--root", options.root, "Write below this root (image builds); implies --no-reload");
+    cmd.add_flag("--no-reload", options.no_reload, "Do not reload systemd nor verify");
+}
+
+} // namespace
+
+OperatorVerbs add_operator_verbs(CLI::App& app)
+{
+    auto state = std::make_unique<OperatorVerbs::State>();
+    auto& s = *state;
+
+    s.install_cmd = app.add_subcommand("install-dropins", "Install the late drop-in into the application's units");
+    add_dropin_options(*s.install_cmd, s.install);
+    s.uninstall_cmd = app.add_subcommand("uninstall-dropins", "Remove the late drop-in install-dropins wrote");
+    add_dropin_options(*s.uninstall_cmd, s.uninstall);
+
+    s.status_cmd = app.add_subcommand("status", "Show one session as systemd sees it");
+    s.status_cmd->add_option("--owner", s.status.owner, "Owner id")->required();
+    s.status_cmd->add_option("--chat", s.status.chat, "Chat id")->required();
+    s.status_cmd->add_flag("--json", s.status.json, "Print JSON");
+
+    s.logs_cmd = app.add_subcommand("logs", "Show journal records of an owner's sessions");
+    s.logs_cmd->add_option("--owner", s.logs.owner, "Owner id")->required();
+    s.logs_cmd->add_option("--chat", s.logs.chat, "Chat id");
+    s.logs_cmd->add_option("-n,--lines", s.logs.lines, "Show at most this many of the newest records");
+    s.logs_cmd->add_flag("--json", s.logs.json, "Print one JSON object per record");
+
+    s.preflight_cmd = app.add_subcommand("preflight", "Check the host's prerequisites; non-zero exit on any failure");
+    s.preflight_cmd->add_flag("--json", s.preflight.json, "Print JSON");
+    s.preflight_cmd->add_option("--unit", s.preflight.units, "Application unit to check the drop-in on (repeatable)");
+    s.preflight_cmd->add_option("--user", s.preflight.user, "User the canary session runs as");
+    return OperatorVerbs(std::move(state));
+}
+
+std::optional<int> OperatorVerbs::dispatch()
+{
+    auto& s = *state_;
+    if (*s.install_cmd) {
+        return install_dropins(s.install);
+    }
+    if (*s.uninstall_cmd) {
+        return uninstall_dropins(s.uninstall);
+    }
+    if (*s.status_cmd) {
+        return session_status(s.status);
+    }
+    if (*s.logs_cmd) {
+        return session_logs(s.logs);
+    }
+    if (*s.preflight_cmd) {
+        return preflight(s.preflight);
+    }
+    return std::nullopt;
+}
+
+} // namespace nr::ctl

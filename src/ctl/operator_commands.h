@@ -1,0 +1,60 @@
+#pragma once
+// The operator verbs of native-runtimectl (issue 6): drop-in installer,
+// inspection and preflight. One function per verb; main() only parses.
+
+#include "core/config.h"
+#include "core/dropin.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace nr::sys {
+class SystemdManager;
+} // namespace nr::sys
+
+namespace nr::ctl {
+
+struct DropinOptions {
+    std::vector<std::string> units; // empty: the config's app_units
+    std::string root;               // empty: the running host (reload and verify)
+    bool no_reload = false;
+};
+
+int install_dropins(const DropinOptions& options);
+int uninstall_dropins(const DropinOptions& options);
+
+struct StatusOptions {
+    std::string owner;
+    std::string chat;
+    bool json = false;
+};
+
+// One session as systemd sees it: 0, or kExitRefused when there is none.
+int session_status(const StatusOptions& options);
+
+struct LogsOptions {
+    std::string owner;
+    std::string chat;      // empty: every chat of the owner
+    std::size_t lines = 0; // 0: all
+    bool json = false;
+};
+
+int session_logs(const LogsOptions& options);
+
+struct PreflightOptions {
+    bool json = false;
+    std::vector<std::string> units; // added to the config's app_units
+    std::string user;               // canary user; default: the first run-as/caller user
+};
+
+int preflight(const PreflightOptions& options);
+
+// What the late drop-in must carry for this config.
+core::DropinValues dropin_values(const core::Config& config);
+
+// Prints one line per unit; kExitCheckFailed when any is not in effect.
+int verify_dropins(sys::SystemdManager& systemd, const std::vector<std::string>& units,
+                   const core::DropinValues& values, const std::string& root);
+
+} // namespace nr::ctl

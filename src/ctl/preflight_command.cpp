@@ -1,0 +1,120 @@
+// `native-runtimectl preflight`: every host prerequisite as a named check
+// with a pass/fail line and a hint; non-zero exit when any fails. The
+// helper runs the same checks (src/daemon/preflight_gate.cpp).
+
+#include "core/error.h"
+#include "ctl/exit_status.h"
+#include "ctl/json_text.h"
+#include "ctl/operator_commands.h"
+#include "sys/config_file.h"
+#include "sys/identity.h"
+#include "sys/preflight.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <iostream>
+
+#ifndef NR_LAUNCHER_PATH
+#error "NR_LAUNCHER_PATH must be defined by the build"
+#endif
+#ifndef NR_HELPER_PATH
+#error "NR_HELPER_PATH must be defined by the build"
+#endif
+
+namespace nr::ctl {
+
+namespace {
+
+std::string canary_user_name(const PreflightOptions& options, const core::Config& config)
+{
+    if (!options.user.empty()) {
+        return options.user;
+    }
+    if (!config.callers.run_as_users.empty()) {
+        return config.callers.run_as_users.front();
+    }
+    if (!config.callers.users.empty()) {
+        return config.callers.users.front();
+    }
+    return "nobody";
+}
+
+std::vector<core::CheckResult> run_checks(const PreflightOptions& options, const core::Config& config)
+{
+    std::vector<core::CheckResult> results;
+    const auto user_name = canary_user_name(options, config);
+    const auto user = sys::lookup_user(user_name);
+    if (!user || user->uid == 0) {
+        results.push_back({core::kCheckUserns, false, "canary user " + user_name + " does not exist or is root",
+                           "pass --user with an unprivileged user sessions run as"});
+    } else {
+        results.push_back(sys::check_userns(*user));
+    }
+    results.push_back(sys::check_bwrap(config));
+    results.push_back(sys::check_protected_hardlinks());
+    results.push_back(sys::check_snapshot_dir(config, dropin_values(config).worker_group));
+    auto principals = sys::session_principals(config);
+    if (user && std::find(principals.begin(), principals.end(), user_name) == principals.end()) {
+        principals.push_back(user_name);
+    }
+    results.push_back(sys::check_immutable(config, {NR_LAUNCHER_PATH, NR_HELPER_PATH}, principals));
+
+    auto units = config.app_units;
+    for (const auto& unit : options.units) {
+        if (std::find(units.begin(), units.end(), unit) == units.end()) {
+            units.push_back(unit);
+        }
+    }
+    try {
+        auto connection = sdbus::createSystemBusConnection();
+        sys::SystemdManager systemd(*connection);
+        results.push_back(sys::check_systemd_version(systemd));
+        if (user && user->uid != 0) {
+            results.push_back(sys::check_canary(systemd, config, *user, NR_LAUNCHER_PATH));
+        }
+        results.push_back(sys::check_dropins(systemd, units, dropin_values(config)));
+    } catch (const sdbus::Error& e) {
+        results.push_back({core::kCheckSystemd, false, "no system bus: " + e.getMessage(),
+                           "preflight needs systemd as PID 1 and the system bus"});
+    }
+    return results;
+}
+
+void print_text(const std::vector<core::CheckResult>& results)
+{
+    for (const auto& result : results) {
+        std::cout << (result.passed ? "PASS " : "FAIL ") << result.name << ": " << result.detail << '\n';
+        if (!result.passed) {
+            std::cout << "     hint: " << result.hint << '\n';
+        }
+    }
+}
+
+void print_json(const std::vector<core::CheckResult>& results)
+{
+    std::cout << "{\"passed\":" << (core::first_failure(results) ? "false" : "true") << ",\"checks\":[";
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const auto& r = results[i];
+        std::cout << (i == 0 ? "" : ",") << "{\"name\":" << json_quote(r.name)
+                  << ",\"passed\":" << (r.passed ? "true" : "false") << ",\"detail\":" << json_quote(r.detail)
+                  << ",\"hint\":" << json_quote(r.hint) << '}';
+    }
+    std::cout << "]}\n";
+}
+
+} // namespace
+
+int preflight(const PreflightOptions& options)
+{
+    try {
+        const auto config = sys::load_config(sys::config_path());
+        const auto results = run_checks(options, config);
+        options.json ? print_json(results) : print_text(results);
+        return core::first_failure(results) ? kExitCheckFailed : 0;
+    } catch (const core::Error& e) {
+        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
+        return kExitCheckFailed;
+    }
+}
+
+} // namespace nr::ctl

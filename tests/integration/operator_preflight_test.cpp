@@ -1,0 +1,151 @@
+// Preflight in the harness: every check passes on the prepared host, and a
+// read-only grant made writable by the worker fails the immutable-code
+// check, both in `native-runtimectl preflight` and in the helper's gate.
+
+#include "fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace nr::itest;
+
+namespace {
+
+const std::string kConfig = "/etc/native-runtime/config.yaml";
+const std::string kGrant = "/opt/nr-preflight-grant";
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream in(path);
+    return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const std::string& path, const std::string& text)
+{
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << text;
+}
+
+// The harness config with one more read-only grant.
+std::string config_with_grant(const std::string& grant)
+{
+    auto text = read_file(kConfig);
+    const std::string anchor = "    - /usr\n";
+    const auto at = text.find(anchor);
+    EXPECT_NE(at, std::string::npos) << "the harness config grants /usr";
+    text.insert(at + anchor.size(), "    - " + grant + "\n");
+    return text;
+}
+
+std::string app_with_dropin()
+{
+    const std::string unit = "nr-preflight-app.service";
+    write_file("/etc/systemd/system/" + unit, "[Service]\nExecStart=/bin/true\n");
+    EXPECT_EQ(run({"systemctl", "daemon-reload"}).status, 0);
+    const auto install = run({kCtl, "install-dropins", "--unit", unit});
+    EXPECT_EQ(install.status, 0) << install.err;
+    return unit;
+}
+
+void stop_helper()
+{
+    run({"systemctl", "stop", "native-runtimed.service"});
+}
+
+// Puts the harness config back however the test ends.
+class ConfigRestorer {
+public:
+    ConfigRestorer() : saved_(read_file(kConfig)) {}
+    ConfigRestorer(const ConfigRestorer&) = delete;
+    ConfigRestorer& operator=(const ConfigRestorer&) = delete;
+    ConfigRestorer(ConfigRestorer&&) = delete;
+    ConfigRestorer& operator=(ConfigRestorer&&) = delete;
+    ~ConfigRestorer()
+    {
+        write_file(kConfig, saved_);
+        stop_helper();
+    }
+
+private:
+    std::string saved_;
+};
+
+} // namespace
+
+TEST(PreflightInTheHarness, PassesEveryCheck)
+{
+    const auto unit = app_with_dropin();
+    const auto outcome = run({kCtl, "preflight", "--unit", unit});
+    EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
+    for (const auto* check : {"userns", "bwrap", "protected-hardlinks", "snapshot-dir", "immutable-code",
+                              "systemd-version", "canary-session", "dropins"}) {
+        EXPECT_NE(outcome.out.find(std::string("PASS ") + check + ":"), std::string::npos) << check << '\n'
+                                                                                           << outcome.out;
+    }
+    const auto json = run({kCtl, "preflight", "--json", "--unit", unit});
+    EXPECT_EQ(json.status, 0);
+    EXPECT_EQ(json.out.rfind("{\"passed\":true,", 0), 0U) << json.out;
+    EXPECT_EQ(run({kCtl, "uninstall-dropins", "--unit", unit}).status, 0);
+}
+
+TEST(PreflightWithoutTheDropin, FailsNamingTheDropinCheck)
+{
+    const std::string unit = "nr-preflight-bare.service";
+    write_file("/etc/systemd/system/" + unit, "[Service]\nExecStart=/bin/true\n");
+    ASSERT_EQ(run({"systemctl", "daemon-reload"}).status, 0);
+    const auto outcome = run({kCtl, "preflight", "--unit", unit});
+    EXPECT_EQ(outcome.status, 1) << outcome.out;
+    EXPECT_NE(outcome.out.find("FAIL dropins: " + unit), std::string::npos) << outcome.out;
+    EXPECT_NE(outcome.out.find("hint: native-runtimectl install-dropins"), std::string::npos) << outcome.out;
+}
+
+TEST(AReadOnlyGrantTheWorkerCanWrite, FailsTheImmutableCodeCheck)
+{
+    std::filesystem::create_directories(kGrant);
+    ASSERT_EQ(run({"chown", "root:root", kGrant}).status, 0);
+    ASSERT_EQ(run({"chmod", "0755", kGrant}).status, 0);
+    const std::string config = "/etc/native-runtime/preflight-test.yaml";
+    write_file(config, config_with_grant(kGrant));
+    const auto env = with_env({"NATIVE_RUNTIME_CONFIG=" + config});
+
+    const auto control = run({kCtl, "preflight"}, env);
+    EXPECT_NE(control.out.find("PASS immutable-code"), std::string::npos) << "positive control\n" << control.out;
+
+    ASSERT_EQ(run({"chown", std::string(kWorker), kGrant}).status, 0);
+    const auto outcome = run({kCtl, "preflight"}, env);
+    EXPECT_EQ(outcome.status, 1);
+    EXPECT_NE(outcome.out.find("FAIL immutable-code: " + kGrant + " is owned by uid"), std::string::npos)
+        << outcome.out;
+
+    ASSERT_EQ(run({"chown", "root:" + std::string(kWorker), kGrant}).status, 0);
+    ASSERT_EQ(run({"chmod", "0775", kGrant}).status, 0);
+    const auto group = run({kCtl, "preflight"}, env);
+    EXPECT_NE(group.out.find("FAIL immutable-code: " + kGrant + " is writable by nrworker (mode 0775)"),
+              std::string::npos)
+        << group.out;
+    std::filesystem::remove_all(kGrant);
+}
+
+TEST(TheHelpersGate, RefusesSessionsWhileAPreflightCheckFails)
+{
+    const ConfigRestorer restore;
+    std::filesystem::create_directories(kGrant);
+    ASSERT_EQ(run({"chown", std::string(kWorker), kGrant}).status, 0);
+    write_file(kConfig, config_with_grant(kGrant));
+    stop_helper(); // the next activation reads the changed config
+
+    const auto refused = run(as_user(kWorker, ctl_run("erin", "gate", "shell", {"sh", "-c", "echo ran"})));
+    EXPECT_EQ(refused.status, 65) << refused.out << refused.err;
+    EXPECT_NE(refused.err.find("org.metis.NativeRuntime1.Error.PreflightFailed"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("immutable-code"), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.out, "");
+
+    // The operator fixes the host: the same helper admits the next session.
+    ASSERT_EQ(run({"chown", "root:root", kGrant}).status, 0);
+    const auto admitted = run(as_user(kWorker, ctl_run("erin", "gate", "shell", {"sh", "-c", "echo ran"})));
+    EXPECT_EQ(admitted.status, 0) << admitted.err;
+    EXPECT_EQ(admitted.out, "ran\n");
+    std::filesystem::remove_all(kGrant);
+}

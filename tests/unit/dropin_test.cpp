@@ -1,0 +1,167 @@
+#include "core/dropin.h"
+
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+using namespace nr::core;
+
+namespace {
+
+const std::string kTemplate = "[Service]\n"
+                              "ProcSubset=all\n"
+                              "SupplementaryGroups=@WORKER_GROUP@\n"
+                              "ReadWritePaths=@SNAPSHOT_DIR@\n";
+
+const std::string kOurs = "/etc/systemd/system/app.service.d/zz-native-runtime.conf";
+
+std::map<std::string, std::vector<std::string>> all_good()
+{
+    return {{"ProcSubset", {"all"}},
+            {"ProtectProc", {"invisible"}},
+            {"ProtectKernelTunables", {"yes"}},
+            {"SupplementaryGroups", {"native-runtime"}},
+            {"ReadWritePaths", {"/var/lib/snapshots"}}};
+}
+
+const DropinValues kValues{"/var/lib/snapshots", "native-runtime"};
+
+} // namespace
+
+TEST(TheLateDropinsName, SortsAfterNumberedAndNamedDropins)
+{
+    // systemd orders drop-ins by strcmp of the file name.
+    for (const std::string other : {"99-override.conf", "override.conf", "50-ProcSubset.conf", "zoo.conf", "Z.conf"}) {
+        EXPECT_GT(std::string(kDropinFileName), other);
+    }
+    EXPECT_LT(std::string(kDropinFileName), "zzz-later.conf") << "positive control: a later name exists";
+}
+
+TEST(AnAppUnitName, IsAcceptedWhenItIsAService)
+{
+    validate_app_unit_name("metis-app.service");
+    validate_app_unit_name("worker@1.service");
+    validate_app_unit_name("a\\x2db.service");
+}
+
+TEST(AnAppUnitName, IsRefusedWhenNotAServiceOrOneOfOurs)
+{
+    for (const auto* bad :
+         {"app", "app.socket", ".service", "../x.service", "a/b.service", "a b.service", "native-runtimed.service",
+          "native-runtime-alice-c1.service", "a@b@c.service", "-x.service", "app.service\n"}) {
+        NR_EXPECT_REFUSED(e, ErrorKind::InvalidArgument, validate_app_unit_name(bad));
+    }
+}
+
+TEST(TheDropinDirectory, LivesUnderEtcOfTheRoot)
+{
+    EXPECT_EQ(dropin_directory("", "app.service"), "/etc/systemd/system/app.service.d");
+    EXPECT_EQ(dropin_directory("/", "app.service"), "/etc/systemd/system/app.service.d");
+    EXPECT_EQ(dropin_directory("/img/", "app.service"), "/img/etc/systemd/system/app.service.d");
+}
+
+TEST(RenderingTheTemplate, FillsPlaceholdersAndStartsWithTheMarker)
+{
+    const auto text = render_dropin(kTemplate, kValues, false);
+    EXPECT_EQ(text, std::string(kDropinMarker) + "\n[Service]\nProcSubset=all\nSupplementaryGroups=native-runtime\n"
+                                                 "ReadWritePaths=/var/lib/snapshots\n");
+    EXPECT_TRUE(inspect_installed(text).ours);
+    EXPECT_FALSE(inspect_installed(text).created_directory);
+}
+
+TEST(RenderingTheTemplate, LeavesOutALineWhoseValueIsNotConfigured)
+{
+    const auto text = render_dropin(kTemplate, {"", "native-runtime"}, false);
+    EXPECT_EQ(text.find("ReadWritePaths"), std::string::npos) << text;
+    EXPECT_NE(text.find("SupplementaryGroups=native-runtime"), std::string::npos) << text;
+}
+
+TEST(RenderingTheTemplate, RecordsThatItCreatedTheDirectory)
+{
+    EXPECT_TRUE(inspect_installed(render_dropin(kTemplate, kValues, true)).created_directory);
+}
+
+TEST(RenderingTheTemplate, RefusesUnknownPlaceholdersAndLineBreaksInValues)
+{
+    NR_EXPECT_REFUSED(unknown, ErrorKind::ConfigInvalid, render_template("X=@NOPE@\n", {}));
+    EXPECT_NE(std::string(unknown->what()).find("@NOPE@"), std::string::npos);
+    NR_EXPECT_REFUSED(open, ErrorKind::ConfigInvalid, render_template("X=@NOPE\n", {{"NOPE", "x"}}));
+    NR_EXPECT_REFUSED(newline, ErrorKind::ConfigInvalid,
+                      render_dropin(kTemplate, {"/x\nExecStartPre=/bin/evil", "g"}, false));
+}
+
+TEST(AnOperatorsFile, IsNotOursEvenWithOurName)
+{
+    EXPECT_FALSE(inspect_installed("[Service]\nProcSubset=pid\n").ours);
+    EXPECT_FALSE(inspect_installed("").ours);
+    EXPECT_FALSE(inspect_installed("# x\n" + std::string(kDropinMarker) + "\n").ours);
+}
+
+TEST(AssignsKey, SeesServiceSectionAssignmentsIncludingResets)
+{
+    EXPECT_TRUE(assigns_key("[Service]\nProcSubset=pid\n", "ProcSubset"));
+    EXPECT_TRUE(assigns_key("[Service]\n  ReadWritePaths =\n", "ReadWritePaths"));
+    EXPECT_FALSE(assigns_key("[Service]\n# ProcSubset=pid\n", "ProcSubset"));
+    EXPECT_FALSE(assigns_key("[Unit]\nProcSubset=pid\n", "ProcSubset"));
+    EXPECT_FALSE(assigns_key("[Service]\nProcSubsetX=pid\n", "ProcSubset"));
+}
+
+TEST(EffectiveSettingsThatMatch, AreNoConflict)
+{
+    EXPECT_TRUE(
+        find_conflicts(expected_settings(kValues), all_good(), {{kOurs, ""}}, kOurs, "/lib/app.service").empty());
+}
+
+TEST(ALaterDropinThatOverridesUs, IsNamed)
+{
+    auto observed = all_good();
+    observed["ProcSubset"] = {"pid"};
+    const std::vector<DropinFile> drop_ins{
+        {"/etc/systemd/system/app.service.d/50-early.conf", "[Service]\nProcSubset=pid\n"},
+        {kOurs, "[Service]\nProcSubset=all\n"},
+        {"/run/systemd/system/app.service.d/zzz-late.conf", "[Service]\nProcSubset=pid\n"},
+        {"/etc/systemd/system/app.service.d/zzzz-unrelated.conf", "[Service]\nNice=5\n"},
+    };
+    const auto conflicts = find_conflicts(expected_settings(kValues), observed, drop_ins, kOurs, "");
+    ASSERT_EQ(conflicts.size(), 1U);
+    EXPECT_EQ(conflicts[0].key, "ProcSubset");
+    EXPECT_EQ(conflicts[0].culprit, "/run/systemd/system/app.service.d/zzz-late.conf");
+    EXPECT_NE(conflicts[0].message.find("zzz-late.conf"), std::string::npos) << conflicts[0].message;
+}
+
+TEST(ALaterResetOfAList, IsNamed)
+{
+    auto observed = all_good();
+    observed["ReadWritePaths"] = {};
+    const std::vector<DropinFile> drop_ins{{kOurs, ""}, {"/etc/x.d/zzz.conf", "[Service]\nReadWritePaths=\n"}};
+    const auto conflicts = find_conflicts(expected_settings(kValues), observed, drop_ins, kOurs, "");
+    ASSERT_EQ(conflicts.size(), 1U);
+    EXPECT_EQ(conflicts[0].culprit, "/etc/x.d/zzz.conf");
+}
+
+TEST(AConflictNoLaterDropinExplains, NamesTheUnitFile)
+{
+    auto observed = all_good();
+    observed["ProtectKernelTunables"] = {"no"};
+    const auto conflicts =
+        find_conflicts(expected_settings(kValues), observed, {{kOurs, ""}}, kOurs, "/lib/systemd/system/app.service");
+    ASSERT_EQ(conflicts.size(), 1U);
+    EXPECT_EQ(conflicts[0].culprit, "");
+    EXPECT_NE(conflicts[0].message.find("/lib/systemd/system/app.service"), std::string::npos);
+}
+
+TEST(ADropinSystemdDoesNotApply, IsAConflict)
+{
+    const auto conflicts = find_conflicts(expected_settings(kValues), all_good(), {}, kOurs, "");
+    ASSERT_EQ(conflicts.size(), 1U);
+    EXPECT_EQ(conflicts[0].key, "DropInPaths");
+}
+
+TEST(ExpectedSettings, IncludeTheSnapshotDirOnlyWhenConfigured)
+{
+    const auto without = expected_settings({"", "native-runtime"});
+    EXPECT_EQ(std::count_if(without.begin(), without.end(), [](const auto& s) { return s.key == "ReadWritePaths"; }),
+              0);
+    const auto with = expected_settings(kValues);
+    EXPECT_EQ(std::count_if(with.begin(), with.end(), [](const auto& s) { return s.key == "ReadWritePaths"; }), 1);
+}

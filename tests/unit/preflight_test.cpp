@@ -1,0 +1,169 @@
+#include "core/preflight.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <sys/stat.h>
+
+using namespace nr::core;
+
+namespace {
+
+PathFacts dir(const std::string& path, uid_t uid, gid_t gid, mode_t mode)
+{
+    return {path, true, uid, gid, static_cast<mode_t>(S_IFDIR | mode)};
+}
+
+PathFacts file(const std::string& path, uid_t uid, gid_t gid, mode_t mode)
+{
+    return {path, true, uid, gid, static_cast<mode_t>(S_IFREG | mode)};
+}
+
+const Principal kWorker{"worker", 1000, {1000, 500}};
+
+std::vector<PathFacts> launcher_chain(const PathFacts& launcher)
+{
+    return {launcher, dir("/usr/libexec/native-runtime", 0, 0, 0755), dir("/usr/libexec", 0, 0, 0755),
+            dir("/usr", 0, 0, 0755), dir("/", 0, 0, 0755)};
+}
+
+} // namespace
+
+TEST(UserNamespaces, PassWhenAnUnprivilegedUnshareWorks)
+{
+    EXPECT_TRUE(judge_userns({"15000", std::nullopt, std::nullopt, false, 0}).passed);
+}
+
+TEST(UserNamespaces, FailWithTheSysctlToFixWhenDisabled)
+{
+    const auto r = judge_userns({"0", std::nullopt, std::nullopt, false, ENOSPC});
+    EXPECT_FALSE(r.passed);
+    EXPECT_NE(r.hint.find("user.max_user_namespaces"), std::string::npos) << r.hint;
+    const auto debian = judge_userns({"15000", "0\n", std::nullopt, false, EPERM});
+    EXPECT_NE(debian.hint.find("kernel.unprivileged_userns_clone=1"), std::string::npos) << debian.hint;
+}
+
+TEST(UbuntusAppArmorRestriction, IsRecognisedAndNamesTheBwrapProfile)
+{
+    const auto denied = judge_userns({"15000", std::nullopt, "1", false, EACCES});
+    EXPECT_FALSE(denied.passed);
+    EXPECT_NE(denied.detail.find("apparmor_restrict_unprivileged_userns=1"), std::string::npos) << denied.detail;
+    EXPECT_NE(denied.hint.find("bwrap-userns-restrict"), std::string::npos) << denied.hint;
+    const auto no_profile = judge_userns({"15000", std::nullopt, "1", false, 0});
+    EXPECT_FALSE(no_profile.passed) << "a capability-less namespace is not enough for bwrap";
+    EXPECT_TRUE(judge_userns({"15000", std::nullopt, "1", true, 0}).passed);
+}
+
+TEST(Bwrap, NeedsEveryOptionTheSandboxUses)
+{
+    const std::string help = "    --unshare-all   Unshare every namespace\n    --proc DEST   Mount procfs\n";
+    EXPECT_TRUE(judge_bwrap("/usr/bin/bwrap", true, "0.8.0", help, {"--proc", "--unshare-all"}).passed);
+    const auto old = judge_bwrap("/usr/bin/bwrap", true, "0.4.0", help, {"--proc", "--disable-userns"});
+    EXPECT_FALSE(old.passed);
+    EXPECT_NE(old.detail.find("--disable-userns"), std::string::npos);
+    EXPECT_FALSE(judge_bwrap("/usr/bin/bwrap", true, "x", "--procfoo\n", {"--proc"}).passed) << "whole words only";
+    EXPECT_FALSE(judge_bwrap("/usr/bin/bwrap", false, "", help, {}).passed);
+}
+
+TEST(BwrapOptionsUsed, AreTakenFromThePlannedArgvBeforeTheAgent)
+{
+    const auto used = bwrap_options_used({"/usr/bin/bwrap", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--",
+                                          "/usr/bin/agent", "--not-a-bwrap-option"});
+    EXPECT_EQ(used, (std::vector<std::string>{"--args", "--proc", "--ro-bind", "--seccomp"}));
+}
+
+TEST(ProtectedHardlinks, MustBeOneAndSaySoWhenUnreadable)
+{
+    EXPECT_TRUE(judge_protected_hardlinks("1\n").passed);
+    EXPECT_FALSE(judge_protected_hardlinks("0\n").passed);
+    const auto unreadable = judge_protected_hardlinks(std::nullopt);
+    EXPECT_FALSE(unreadable.passed);
+    EXPECT_NE(unreadable.detail.find("could not be read"), std::string::npos);
+}
+
+TEST(SystemdVersion, MustHaveProtectProc)
+{
+    EXPECT_TRUE(judge_systemd_version("252.22-1~deb12u1").passed);
+    EXPECT_TRUE(judge_systemd_version("247").passed);
+    EXPECT_FALSE(judge_systemd_version("246.1").passed);
+    EXPECT_FALSE(judge_systemd_version("").passed);
+}
+
+TEST(TheCanary, PassesOnlyWhenBwrapRanTheCommand)
+{
+    EXPECT_TRUE(judge_canary({true, "", "success", 0, ""}).passed);
+    const auto procsubset = judge_canary({true, "", "exit-code", 1, "bwrap: Can't read /proc/sys/kernel/overflowuid"});
+    EXPECT_FALSE(procsubset.passed);
+    EXPECT_NE(procsubset.hint.find("ProcSubset"), std::string::npos);
+    EXPECT_FALSE(judge_canary({false, "Unknown assignment", "", -1, ""}).passed);
+}
+
+TEST(WritableBy, FollowsOwnerGroupAndOtherBits)
+{
+    EXPECT_TRUE(writable_by(file("/x", 1000, 0, 0444), kWorker)) << "the owner can chmod";
+    EXPECT_TRUE(writable_by(file("/x", 0, 500, 0775), kWorker));
+    EXPECT_FALSE(writable_by(file("/x", 0, 501, 0775), kWorker));
+    EXPECT_TRUE(writable_by(file("/x", 0, 0, 0757), kWorker));
+    EXPECT_FALSE(writable_by(file("/x", 0, 0, 0755), kWorker));
+}
+
+TEST(ImmutableCode, PassesForRootOwnedReadOnlyTrees)
+{
+    EXPECT_TRUE(judge_immutable({launcher_chain(file("/usr/libexec/native-runtime/l", 0, 0, 0755))}, {kWorker}).passed);
+}
+
+TEST(ImmutableCode, FailsNamingAPathTheWorkerCanWrite)
+{
+    const auto r = judge_immutable({launcher_chain(file("/usr/libexec/native-runtime/l", 0, 500, 0775))}, {kWorker});
+    EXPECT_FALSE(r.passed);
+    EXPECT_NE(r.detail.find("/usr/libexec/native-runtime/l is writable by worker (mode 0775)"), std::string::npos)
+        << r.detail;
+}
+
+TEST(ImmutableCode, FailsForAWritableAncestorButNotAStickyOne)
+{
+    auto chain = launcher_chain(file("/usr/libexec/native-runtime/l", 0, 0, 0755));
+    chain[2] = dir("/usr/libexec", 0, 0, 0777);
+    const auto r = judge_immutable({chain}, {kWorker});
+    EXPECT_FALSE(r.passed);
+    EXPECT_NE(r.detail.find("ancestor of /usr/libexec/native-runtime/l"), std::string::npos) << r.detail;
+    chain[2] = dir("/usr/libexec", 0, 0, 01777);
+    EXPECT_TRUE(judge_immutable({chain}, {kWorker}).passed);
+}
+
+TEST(ImmutableCode, FailsForAForeignOwnedPath)
+{
+    EXPECT_FALSE(judge_immutable({{file("/opt/agent", 1000, 0, 0755)}}, {kWorker}).passed);
+    EXPECT_FALSE(judge_immutable({{file("/opt/agent", 1001, 0, 0755)}}, {kWorker}).passed) << "not root";
+}
+
+TEST(AMissingGrant, CountsOnlyThroughWhetherItCouldBeCreated)
+{
+    EXPECT_TRUE(
+        judge_immutable({{PathFacts{"/opt/agent", false, 0, 0, 0}, dir("/opt", 0, 0, 0755), dir("/", 0, 0, 0755)}},
+                        {kWorker})
+            .passed);
+    const auto creatable = judge_immutable(
+        {{PathFacts{"/opt/agent", false, 0, 0, 0}, dir("/opt", 0, 500, 0775), dir("/", 0, 0, 0755)}}, {kWorker});
+    EXPECT_FALSE(creatable.passed);
+    EXPECT_NE(creatable.detail.find("/opt (ancestor of /opt/agent)"), std::string::npos) << creatable.detail;
+}
+
+TEST(TheSnapshotDir, MustBe2770WithTheGroup)
+{
+    EXPECT_TRUE(judge_snapshot_dir("", {}, std::nullopt, "g").passed) << "not configured";
+    EXPECT_TRUE(judge_snapshot_dir("/s", dir("/s", 0, 500, 02770), 500, "g").passed);
+    const auto mode = judge_snapshot_dir("/s", dir("/s", 0, 500, 0770), 500, "g");
+    EXPECT_FALSE(mode.passed);
+    EXPECT_NE(mode.detail.find("0770"), std::string::npos) << mode.detail;
+    EXPECT_FALSE(judge_snapshot_dir("/s", dir("/s", 0, 501, 02770), 500, "g").passed);
+    EXPECT_FALSE(judge_snapshot_dir("/s", PathFacts{"/s", false, 0, 0, 0}, 500, "g").passed);
+    EXPECT_FALSE(judge_snapshot_dir("/s", dir("/s", 0, 500, 02770), std::nullopt, "g").passed);
+}
+
+TEST(FirstFailure, IsTheFirstCheckThatFailed)
+{
+    const std::vector<CheckResult> results{{"a", true, "", ""}, {"b", false, "", ""}, {"c", false, "", ""}};
+    EXPECT_EQ(first_failure(results)->name, "b");
+    EXPECT_FALSE(first_failure({{"a", true, "", ""}}).has_value());
+}
