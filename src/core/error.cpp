@@ -17,6 +17,13 @@ std::string_view error_name(ErrorKind kind)
     case ErrorKind::LaunchFailed: return "LaunchFailed";
     case ErrorKind::PreflightFailed: return "PreflightFailed";
     case ErrorKind::HardeningNotApplied: return "HardeningNotApplied";
+    case ErrorKind::NoSuchFile: return "NoSuchFile";
+    case ErrorKind::UnsafeFile: return "UnsafeFile";
+    case ErrorKind::FileTooLarge: return "FileTooLarge";
+    case ErrorKind::FileChanged: return "FileChanged";
+    case ErrorKind::ReceiptInvalid: return "ReceiptInvalid";
+    case ErrorKind::ReceiptMismatch: return "ReceiptMismatch";
+    case ErrorKind::ReceiptStale: return "ReceiptStale";
     }
     return "Failed";
 }

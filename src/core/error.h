@@ -26,6 +26,14 @@ enum class ErrorKind {
     // systemd's effective value of a planned property is weaker than the
     // plan (a drop-in overrode it): the session is stopped, not run.
     HardeningNotApplied,
+    // File operations on a session's tree (docs/file-operations.md).
+    NoSuchFile,
+    UnsafeFile,
+    FileTooLarge,
+    FileChanged,
+    ReceiptInvalid,
+    ReceiptMismatch,
+    ReceiptStale,
 };
 
 // Short name used as the last component of the D-Bus error name.

@@ -23,6 +23,7 @@
 // compile time so both link into this one binary.
 extern "C" int nr_fuzz_config_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_ids_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_relpath_one_input(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -58,6 +59,11 @@ int feed_ids(const std::string& input)
     return nr_fuzz_ids_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
+int feed_relpath(const std::string& input)
+{
+    return nr_fuzz_relpath_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
 std::string test_name_for(const fs::path& path)
 {
     std::string name = path.stem().string();
@@ -73,6 +79,7 @@ std::string corpus_test_name(const ::testing::TestParamInfo<fs::path>& param_inf
 
 class AConfigCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AnIdCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class ARelativePathCorpusInput : public ::testing::TestWithParam<fs::path> {};
 
 } // namespace
 
@@ -159,5 +166,53 @@ TEST(MutatedConfigCorpusInputs, PassTheConfigFuzzHarness)
             }
         }
         ASSERT_NO_THROW(feed_config(input)) << "round " << round << ":\n" << input;
+    }
+}
+
+TEST_P(ARelativePathCorpusInput, PassesTheRelativePathFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_relpath(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, ARelativePathCorpusInput, ::testing::ValuesIn(corpus_files("relpath")),
+                         corpus_test_name);
+
+TEST(EveryOneTwoAndThreeByteRelativePath, PassesTheRelativePathFuzzHarness)
+{
+    const std::string interesting{'a', '.', '/', '\0', '\n', '\x7f', '\xc3', ' '};
+    for (unsigned a = 0; a < 256; ++a) {
+        ASSERT_NO_THROW(feed_relpath(std::string(1, static_cast<char>(a)))) << "byte " << a;
+        for (const char b : interesting) {
+            for (const char c : interesting) {
+                const std::string three{static_cast<char>(a), b, c};
+                ASSERT_NO_THROW(feed_relpath(three)) << "bytes " << a << "," << int(b) << "," << int(c);
+            }
+        }
+    }
+}
+
+TEST(RandomPathLikeInputs, PassTheRelativePathFuzzHarness)
+{
+    std::mt19937 rng(20240603U); // fixed seed: a failure reproduces
+    const std::vector<std::string> pieces{"a",
+                                          "b",
+                                          ".",
+                                          "..",
+                                          "/",
+                                          "//",
+                                          "...",
+                                          std::string(1, '\0'),
+                                          "\n",
+                                          "\xc3\xbc",
+                                          std::string(255, 'n'),
+                                          std::string(256, 'n')};
+    for (int round = 0; round < 20000; ++round) {
+        const auto count = std::uniform_int_distribution<std::size_t>(0, 12)(rng);
+        std::string input;
+        for (std::size_t i = 0; i < count; ++i) {
+            input += pieces[std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng)];
+        }
+        ASSERT_NO_THROW(feed_relpath(input)) << "round " << round;
     }
 }

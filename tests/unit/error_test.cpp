@@ -37,6 +37,13 @@ TEST(EachErrorKind, HasTheDBusNameThatMatchesItsEnumerator)
     EXPECT_EQ(error_name(ErrorKind::SystemdFailure), "SystemdFailure");
     EXPECT_EQ(error_name(ErrorKind::LaunchFailed), "LaunchFailed");
     EXPECT_EQ(error_name(ErrorKind::HardeningNotApplied), "HardeningNotApplied");
+    EXPECT_EQ(error_name(ErrorKind::NoSuchFile), "NoSuchFile");
+    EXPECT_EQ(error_name(ErrorKind::UnsafeFile), "UnsafeFile");
+    EXPECT_EQ(error_name(ErrorKind::FileTooLarge), "FileTooLarge");
+    EXPECT_EQ(error_name(ErrorKind::FileChanged), "FileChanged");
+    EXPECT_EQ(error_name(ErrorKind::ReceiptInvalid), "ReceiptInvalid");
+    EXPECT_EQ(error_name(ErrorKind::ReceiptMismatch), "ReceiptMismatch");
+    EXPECT_EQ(error_name(ErrorKind::ReceiptStale), "ReceiptStale");
 }
 
 TEST(ErrorNames, AreDistinctSoTheBusErrorIdentifiesTheKind)
@@ -47,6 +54,10 @@ TEST(ErrorNames, AreDistinctSoTheBusErrorIdentifiesTheKind)
         error_name(ErrorKind::UnknownAdapter), error_name(ErrorKind::SessionBusy),
         error_name(ErrorKind::NoSuchSession),  error_name(ErrorKind::ConfigInvalid),
         error_name(ErrorKind::SystemdFailure), error_name(ErrorKind::LaunchFailed),
+        error_name(ErrorKind::NoSuchFile),     error_name(ErrorKind::UnsafeFile),
+        error_name(ErrorKind::FileTooLarge),   error_name(ErrorKind::FileChanged),
+        error_name(ErrorKind::ReceiptInvalid), error_name(ErrorKind::ReceiptMismatch),
+        error_name(ErrorKind::ReceiptStale),
     };
-    EXPECT_EQ(names.size(), 10U);
+    EXPECT_EQ(names.size(), 17U);
 }
