@@ -1,0 +1,55 @@
+#include "sys/digest.h"
+
+#include "core/error.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <array>
+
+namespace nr::sys {
+
+namespace {
+
+std::string to_hex(const unsigned char* bytes, std::size_t size)
+{
+    static constexpr const char* kDigits = "0123456789abcdef";
+    std::string out;
+    out.reserve(size * 2);
+    for (std::size_t i = 0; i < size; ++i) {
+        out += kDigits[bytes[i] >> 4U];
+        out += kDigits[bytes[i] & 0x0FU];
+    }
+    return out;
+}
+
+} // namespace
+
+std::string sha256_hex(std::string_view data)
+{
+    std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+    unsigned int size = 0;
+    if (EVP_Digest(data.data(), data.size(), out.data(), &size, EVP_sha256(), nullptr) != 1) {
+        core::fail(core::ErrorKind::ReceiptInvalid, "SHA-256 failed");
+    }
+    return to_hex(out.data(), size);
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data)
+{
+    std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
+    unsigned int size = 0;
+    if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+             reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(), &size) == nullptr) {
+        core::fail(core::ErrorKind::ReceiptInvalid, "HMAC-SHA-256 failed");
+    }
+    return to_hex(out.data(), size);
+}
+
+bool equal_in_constant_time(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+} // namespace nr::sys
