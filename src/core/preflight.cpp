@@ -110,11 +110,19 @@ CheckResult judge_bwrap(const std::string& path, bool root_owned_regular_file, c
                       "apt-get install bubblewrap (or set `bwrap:` in the config to a root-owned bwrap)");
     }
     std::vector<std::string> missing;
+    // Help lines read "    --option ARG   text": an option counts only as
+    // a whole word ("--dev" must not be found inside "--dev-bind").
+    const auto listed = [&](const std::string& option) {
+        for (auto at = help.find(option); at != std::string::npos; at = help.find(option, at + 1)) {
+            const auto end = at + option.size();
+            if (end == help.size() || help[end] == ' ' || help[end] == '\n') {
+                return true;
+            }
+        }
+        return false;
+    };
     for (const auto& option : options) {
-        // Help lines read "    --option ARG   text": match the whole word.
-        const auto at = help.find(option);
-        const auto end = at == std::string::npos ? at : at + option.size();
-        if (at == std::string::npos || (end < help.size() && help[end] != ' ' && help[end] != '\n')) {
+        if (!listed(option)) {
             missing.push_back(option);
         }
     }

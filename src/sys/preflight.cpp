@@ -15,6 +15,7 @@
 #include <pwd.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,6 +124,10 @@ int try_unprivileged_namespaces(const core::RunAsUser& user)
         if (::setgroups(0, nullptr) != 0 || ::setgid(user.gid) != 0 || ::setuid(user.uid) != 0) {
             ::_exit(EPERM);
         }
+        // setuid() from root clears the dumpable flag, which makes
+        // /proc/self/uid_map root's and unwritable for this user; bwrap
+        // (never root to begin with) does not have that problem.
+        ::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
         if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
             ::_exit(errno);
         }

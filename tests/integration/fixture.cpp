@@ -38,6 +38,9 @@ public:
         must({"runuser", "-u", kWorker, "--", "mkdir", "-p", "-m", "0700", bob_home});
         must({"runuser", "-u", kWorker, "--", "sh", "-c", "echo bob-secret > " + bob_home + "/secret.txt"});
         must({"install", "-d", "-o", kWorker, "-m", "0700", "/var/lib/nr-app-secrets"});
+        // The configured snapshot dir, provisioned as operators must: the
+        // helper's preflight gate refuses sessions until it is 2770.
+        must({"install", "-d", "-o", "root", "-g", "native-runtime", "-m", "2770", "/var/lib/nr-snapshots"});
         must({"busctl", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
               "ReloadConfig"});
     }

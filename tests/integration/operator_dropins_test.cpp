@@ -41,14 +41,17 @@ std::string dropin_path(const std::string& unit)
     return kUnitDir + "/" + unit + ".d/zz-native-runtime.conf";
 }
 
-// A config with a snapshot dir, so the drop-in carries ReadWritePaths=.
+// The harness config, with a snapshot dir so the drop-in carries
+// ReadWritePaths= (the harness configures one; older configs get it here).
 std::vector<std::string> snapshot_config_env()
 {
     const std::string config = "/etc/native-runtime/dropin-test.yaml";
     std::ifstream in("/etc/native-runtime/config.yaml");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    write_file(config, text + "snapshot_dir: /var/lib/nr-snapshots\n");
-    std::filesystem::create_directories("/var/lib/nr-snapshots");
+    if (text.find("\nsnapshot_dir: /var/lib/nr-snapshots\n") == std::string::npos) {
+        text += "snapshot_dir: /var/lib/nr-snapshots\n";
+    }
+    write_file(config, text);
     return {"NATIVE_RUNTIME_CONFIG=" + config};
 }
 

@@ -62,6 +62,8 @@ TEST(Bwrap, NeedsEveryOptionTheSandboxUses)
     EXPECT_FALSE(old.passed);
     EXPECT_NE(old.detail.find("--disable-userns"), std::string::npos);
     EXPECT_FALSE(judge_bwrap("/usr/bin/bwrap", true, "x", "--procfoo\n", {"--proc"}).passed) << "whole words only";
+    EXPECT_TRUE(judge_bwrap("/usr/bin/bwrap", true, "x", "  --dev-bind SRC DEST\n  --dev DEST\n", {"--dev"}).passed)
+        << "a longer option listed first does not hide the shorter one";
     EXPECT_FALSE(judge_bwrap("/usr/bin/bwrap", false, "", help, {}).passed);
 }
 
