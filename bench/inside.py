@@ -280,7 +280,7 @@ def calibrate(v, notes, failures):
     baseline B the same properties and checks both baselines against it."""
     w = v.worker
     chat = "calibrate"
-    probe = f"cat /proc/self/mountinfo; sleep 3"
+    probe = "cat /proc/self/mountinfo; sleep 3"
     argv = [CTL, "run", "--owner", OWNERS[0], "--chat", chat, "--adapter", "shell", "--",
             "sh", "-c", probe]
     proc = subprocess.Popen(argv, user=w.uid, group=w.gid, extra_groups=w.groups, env=w.env, cwd="/",
