@@ -459,6 +459,23 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                      });
              }},
             {"limits", [&](const YAML::Node& n, const std::string& k) { parse_limits(r, n, k, config.limits); }},
+            {"files",
+             [&](const YAML::Node& n, const std::string& k) {
+                 r.for_each_key(n, k,
+                                {
+                                    {"max_size",
+                                     [&](const YAML::Node& v, const std::string& kk) {
+                                         config.files.max_bytes = r.byte_size(v, kk);
+                                         if (config.files.max_bytes == 0) {
+                                             r.error_at(v, kk, "must be greater than zero");
+                                         }
+                                     }},
+                                    {"receipt_key",
+                                     [&](const YAML::Node& v, const std::string& kk) {
+                                         config.files.receipt_key = r.absolute_path(v, kk);
+                                     }},
+                                });
+             }},
             {"adapters",
              [&](const YAML::Node& n, const std::string& k) {
                  has_adapters = true;
@@ -517,6 +534,12 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
         SessionLimits limits = config.limits;
         parse_limits(r, node, "adapters." + name + ".limits", limits);
         config.adapters.at(name).limits = limits;
+    }
+    // The snapshot dir is absent from every session: no grant, workspace or
+    // session directory may overlap it.
+    if (!config.snapshot_dir.empty() && std::find(config.hidden_paths.begin(), config.hidden_paths.end(),
+                                                  config.snapshot_dir) == config.hidden_paths.end()) {
+        config.hidden_paths.push_back(config.snapshot_dir);
     }
     check_grants_against_hidden(r, root, config);
     return config;

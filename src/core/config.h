@@ -43,6 +43,15 @@ struct AdapterProfile {
     HostAuth host_auth;
 };
 
+// File operations the helper performs on owners' trees for the worker
+// (docs/file-operations.md).
+struct FileOperations {
+    // Largest file read, written, snapshotted or diffed.
+    std::uint64_t max_bytes = 64ULL << 20U;
+    // The root-only HMAC key of edit receipts; created when missing.
+    std::string receipt_key = "/var/lib/native-runtime/receipt.key";
+};
+
 struct CallerPolicy {
     std::vector<std::string> users;
     std::vector<std::string> groups;
@@ -71,6 +80,7 @@ struct Config {
     bool proxy_env = false;
     SessionLimits limits;
     std::map<std::string, AdapterProfile, std::less<>> adapters;
+    FileOperations files;
     // The file snapshot dir shared by the application's units (mode 2770);
     // empty when not configured. The late drop-in grants it to app units.
     std::string snapshot_dir;

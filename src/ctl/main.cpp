@@ -3,6 +3,7 @@
 
 #include "ctl/commands.h"
 #include "ctl/exit_status.h"
+#include "ctl/file_cli.h"
 #include "ctl/operator_cli.h"
 
 #include <CLI/CLI.hpp>
@@ -39,6 +40,8 @@ int main(int argc, char** argv)
 
     auto operator_verbs = nr::ctl::add_operator_verbs(app);
 
+    const auto file_verbs = nr::ctl::add_file_verbs(app);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -49,6 +52,9 @@ int main(int argc, char** argv)
     }
 
     if (const auto status = operator_verbs.dispatch()) {
+        return *status;
+    }
+    if (const auto status = file_verbs.dispatch()) {
         return *status;
     }
     if (*run_cmd) {

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "daemon/bus_errors.h"
 #include "daemon/event_loop.h"
+#include "daemon/file_service.h"
 #include "daemon/manager_service.h"
 #include "sys/config_file.h"
 
@@ -21,6 +22,9 @@ int main()
     try {
         auto config = nr::sys::load_config(nr::sys::config_path());
         auto connection = sdbus::createSystemBusConnection();
+        // Files: a second interface on the same object, with its own copy
+        // of the configuration.
+        nr::daemon::FileService files(*connection, config);
         nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH);
         service.adopt_running_sessions();
         connection->requestName(nr::daemon::kBusName);

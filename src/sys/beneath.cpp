@@ -87,7 +87,7 @@ UniqueFd open_with_walk(int root_fd, const std::vector<std::string>& names, int 
         }
         current = UniqueFd(fd);
         if (device_of(current.get(), shown) != root_dev) {
-            refuse(EXDEV, shown);
+            fail(ErrorKind::InvalidPath, shown + " is a mount point");
         }
         dirfd = current.get();
     }
@@ -98,14 +98,18 @@ UniqueFd open_with_walk(int root_fd, const std::vector<std::string>& names, int 
         refuse(errno == ENOTDIR && (flags & O_DIRECTORY) != 0 ? ELOOP : errno, shown);
     }
     UniqueFd out(fd);
-    if ((flags & O_PATH) != 0) {
-        struct stat st {};
-        if (fstat(out.get(), &st) == 0 && S_ISLNK(st.st_mode)) {
-            refuse(ELOOP, shown); // O_PATH|O_NOFOLLOW opens the link itself
-        }
+    struct stat st {};
+    if (fstat(out.get(), &st) != 0) {
+        refuse(errno, shown);
     }
-    if (device_of(out.get(), shown) != root_dev) {
-        refuse(EXDEV, shown);
+    if (S_ISLNK(st.st_mode)) {
+        refuse(ELOOP, shown); // O_PATH|O_NOFOLLOW opens the link itself
+    }
+    // Only a directory can be a mount point an unprivileged session could
+    // have arranged; a non-directory's st_dev is not its mount's on
+    // overlayfs (it reports the layer's device), so it is not compared.
+    if (S_ISDIR(st.st_mode) && st.st_dev != root_dev) {
+        fail(ErrorKind::InvalidPath, shown + " is a mount point");
     }
     return out;
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +21,10 @@ class TempTree {
 public:
     TempTree()
     {
-        std::string pattern = "/tmp/nr-sys-test.XXXXXX";
+        // NR_TEST_TMPDIR runs the same tests on another filesystem
+        // (overlayfs, a unit's bind mounts).
+        const char* base = std::getenv("NR_TEST_TMPDIR");
+        std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/nr-sys-test.XXXXXX";
         if (mkdtemp(pattern.data()) == nullptr) {
             throw std::runtime_error("mkdtemp failed");
         }

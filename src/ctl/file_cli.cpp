@@ -1,0 +1,269 @@
+#include "ctl/file_cli.h"
+
+#include "core/error.h"
+#include "ctl/exit_status.h"
+#include "dbus/native_runtime_files_proxy.h"
+#include "sys/receipt_store.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+namespace nr::ctl {
+
+namespace {
+
+constexpr const char* kBusName = "org.metis.NativeRuntime1";
+constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
+
+class FilesProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Files_proxy> {
+public:
+    explicit FilesProxy(sdbus::IConnection& connection) : ProxyInterfaces(connection, kBusName, kObjectPath)
+    {
+        registerProxy();
+    }
+    ~FilesProxy() { unregisterProxy(); }
+    FilesProxy(const FilesProxy&) = delete;
+    FilesProxy& operator=(const FilesProxy&) = delete;
+    FilesProxy(FilesProxy&&) = delete;
+    FilesProxy& operator=(FilesProxy&&) = delete;
+};
+
+struct FileOptions {
+    std::string owner;
+    std::string chat;
+    std::string job;
+    std::string area = "workspace";
+    std::string run_as;
+    std::string relpath;
+    std::string receipt;
+    std::string before_to;
+    std::string after_to;
+};
+
+struct ProvisionOptions {
+    std::string group;
+    std::string owner = "root";
+    std::string path;
+};
+
+// Copies everything readable from fd to stdout; the helper's memfds are
+// sealed, so this is the content as the helper read it.
+bool copy_to(int fd, std::ostream& out)
+{
+    std::array<char, 65536> buffer{};
+    ::lseek(fd, 0, SEEK_SET);
+    for (;;) {
+        const auto n = ::read(fd, buffer.data(), buffer.size());
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return false;
+        }
+        if (n == 0) {
+            return static_cast<bool>(out.flush());
+        }
+        out.write(buffer.data(), n);
+    }
+}
+
+bool copy_to_file(int fd, const std::string& path)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    return out && copy_to(fd, out);
+}
+
+std::string read_receipt(const std::string& path)
+{
+    if (path == "-") {
+        return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw std::invalid_argument("cannot read the receipt file " + path);
+    }
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+int report(const sdbus::Error& error)
+{
+    std::cerr << "native-runtimectl: " << error.getName() << ": " << error.getMessage() << '\n';
+    return error.getName().rfind("org.metis.NativeRuntime1.Error.", 0) == 0 ? kExitRefused : kExitUnavailable;
+}
+
+template <typename Body> int with_files(Body&& body)
+{
+    try {
+        auto connection = sdbus::createSystemBusConnection();
+        FilesProxy files(*connection);
+        return body(files);
+    } catch (const sdbus::Error& e) {
+        return report(e);
+    } catch (const std::exception& e) {
+        std::cerr << "native-runtimectl: " << e.what() << '\n';
+        return kExitUsage;
+    }
+}
+
+int file_read(const FileOptions& o)
+{
+    return with_files([&](FilesProxy& files) {
+        const auto [fd, size] = files.OpenForRead(o.owner, o.chat, o.area, o.relpath, o.run_as);
+        (void)size;
+        return copy_to(fd.get(), std::cout) ? 0 : kExitUnavailable;
+    });
+}
+
+int file_write(const FileOptions& o)
+{
+    return with_files([&](FilesProxy& files) {
+        files.WriteFile(o.owner, o.chat, o.area, o.relpath, o.run_as, sdbus::UnixFd(STDIN_FILENO));
+        return 0;
+    });
+}
+
+int file_record_edit(const FileOptions& o)
+{
+    return with_files([&](FilesProxy& files) {
+        std::cout << files.RecordEdit(o.owner, o.chat, o.job, o.relpath, o.run_as, sdbus::UnixFd(STDIN_FILENO));
+        return std::cout.flush() ? 0 : kExitUnavailable;
+    });
+}
+
+int file_diff(const FileOptions& o)
+{
+    return with_files([&](FilesProxy& files) {
+        const auto [before, after] = files.Diff(o.owner, o.chat, o.job, read_receipt(o.receipt), o.run_as);
+        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : kExitUnavailable;
+    });
+}
+
+int file_revert(const FileOptions& o)
+{
+    return with_files([&](FilesProxy& files) {
+        files.Revert(o.owner, o.chat, o.job, read_receipt(o.receipt), o.run_as);
+        return 0;
+    });
+}
+
+int provision(const ProvisionOptions& o)
+{
+    try {
+        const auto* gr = ::getgrnam(o.group.c_str());
+        const auto* pw = ::getpwnam(o.owner.c_str());
+        if (gr == nullptr || pw == nullptr) {
+            std::cerr << "native-runtimectl: unknown group " << o.group << " or user " << o.owner << '\n';
+            return kExitUsage;
+        }
+        sys::provision_snapshot_dir(o.path, pw->pw_uid, gr->gr_gid);
+        return 0;
+    } catch (const core::Error& e) {
+        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
+        return kExitRefused;
+    }
+}
+
+void add_common(CLI::App& cmd, FileOptions& o, bool with_job)
+{
+    cmd.add_option("--owner", o.owner, "Owner id")->required();
+    cmd.add_option("--chat", o.chat, "Chat id")->required();
+    if (with_job) {
+        cmd.add_option("--job", o.job, "Job id")->required();
+    }
+    cmd.add_option("--run-as", o.run_as, "User whose file permissions apply (root callers only)");
+}
+
+} // namespace
+
+struct FileVerbs {
+    FileOptions read;
+    FileOptions write;
+    FileOptions record;
+    FileOptions diff;
+    FileOptions revert;
+    ProvisionOptions provision;
+    CLI::App* read_cmd = nullptr;
+    CLI::App* write_cmd = nullptr;
+    CLI::App* record_cmd = nullptr;
+    CLI::App* diff_cmd = nullptr;
+    CLI::App* revert_cmd = nullptr;
+    CLI::App* provision_cmd = nullptr;
+};
+
+FileVerbsHandle::FileVerbsHandle() : verbs(std::make_unique<FileVerbs>()) {}
+FileVerbsHandle::FileVerbsHandle(FileVerbsHandle&&) noexcept = default;
+FileVerbsHandle& FileVerbsHandle::operator=(FileVerbsHandle&&) noexcept = default;
+FileVerbsHandle::~FileVerbsHandle() = default;
+
+FileVerbsHandle add_file_verbs(CLI::App& app)
+{
+    FileVerbsHandle handle;
+    auto& v = *handle.verbs;
+    auto* file = app.add_subcommand("file", "Read or write a file in an owner's tree, or use an edit receipt");
+    file->require_subcommand(1);
+
+    v.read_cmd = file->add_subcommand("read", "Print a file of the chat's workspace (or --area home)");
+    add_common(*v.read_cmd, v.read, false);
+    v.read_cmd->add_option("--area", v.read.area, "workspace or home");
+    v.read_cmd->add_option("relpath", v.read.relpath, "Path relative to the area")->required();
+
+    v.write_cmd = file->add_subcommand("write", "Replace a file with standard input");
+    add_common(*v.write_cmd, v.write, false);
+    v.write_cmd->add_option("--area", v.write.area, "workspace or home");
+    v.write_cmd->add_option("relpath", v.write.relpath, "Path relative to the area")->required();
+
+    v.record_cmd = file->add_subcommand("record-edit", "Record an edit (stdin: content before it); print the receipt");
+    add_common(*v.record_cmd, v.record, true);
+    v.record_cmd->add_option("relpath", v.record.relpath, "Path relative to the chat's workspace")->required();
+
+    v.diff_cmd = file->add_subcommand("diff", "Write the content before and after a recorded edit to two files");
+    add_common(*v.diff_cmd, v.diff, true);
+    v.diff_cmd->add_option("--receipt", v.diff.receipt, "Receipt file (- for stdin)")->required();
+    v.diff_cmd->add_option("--before-to", v.diff.before_to, "Where to write the content before")->required();
+    v.diff_cmd->add_option("--after-to", v.diff.after_to, "Where to write the content now")->required();
+
+    v.revert_cmd = file->add_subcommand("revert", "Write the content before a recorded edit back");
+    add_common(*v.revert_cmd, v.revert, true);
+    v.revert_cmd->add_option("--receipt", v.revert.receipt, "Receipt file (- for stdin)")->required();
+
+    v.provision_cmd = app.add_subcommand(
+        "provision-snapshot-dir", "Create the shared snapshot directory: owner root (or --owner), group, mode 2770");
+    v.provision_cmd->add_option("--group", v.provision.group, "The application's group")->required();
+    v.provision_cmd->add_option("--owner", v.provision.owner, "root (default) or the gateway user");
+    v.provision_cmd->add_option("path", v.provision.path, "Absolute path of the directory")->required();
+    return handle;
+}
+
+std::optional<int> FileVerbsHandle::dispatch() const
+{
+    const auto& v = *verbs;
+    if (*v.read_cmd) {
+        return file_read(v.read);
+    }
+    if (*v.write_cmd) {
+        return file_write(v.write);
+    }
+    if (*v.record_cmd) {
+        return file_record_edit(v.record);
+    }
+    if (*v.diff_cmd) {
+        return file_diff(v.diff);
+    }
+    if (*v.revert_cmd) {
+        return file_revert(v.revert);
+    }
+    if (*v.provision_cmd) {
+        return provision(v.provision);
+    }
+    return std::nullopt;
+}
+
+} // namespace nr::ctl

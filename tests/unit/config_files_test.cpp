@@ -1,0 +1,73 @@
+// The `files` section and the snapshot dir as file operations use them.
+
+#include "core/config.h"
+
+#include "test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace nr::core;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+namespace {
+
+const std::string kMinimal = "data_dir: /var/lib/nr\n"
+                             "callers: {}\n"
+                             "sandbox:\n"
+                             "  read_only_paths: [/usr]\n"
+                             "adapters:\n"
+                             "  claude:\n"
+                             "    executable: /usr/bin/claude\n";
+
+Config parse(const std::string& yaml)
+{
+    return parse_config(yaml, "cfg.yaml");
+}
+
+} // namespace
+
+TEST(AConfigWithoutAFilesSection, LimitsFilesTo64MiBAndKeepsTheKeyInTheHelpersStateDir)
+{
+    const auto c = parse(kMinimal);
+    EXPECT_EQ(c.files.max_bytes, 64ULL << 20U);
+    EXPECT_EQ(c.files.receipt_key, "/var/lib/native-runtime/receipt.key");
+}
+
+TEST(TheFilesSection, SetsTheSizeLimitAndTheKeyPath)
+{
+    const auto c = parse(kMinimal + "files:\n  max_size: 2M\n  receipt_key: /etc/nr/receipt.key\n");
+    EXPECT_EQ(c.files.max_bytes, 2ULL << 20U);
+    EXPECT_EQ(c.files.receipt_key, "/etc/nr/receipt.key");
+}
+
+TEST(TheFilesSection, RefusesUnknownKeysAZeroLimitAndARelativeKeyPath)
+{
+    NR_EXPECT_REFUSED(unknown, ErrorKind::ConfigInvalid, parse(kMinimal + "files:\n  max_sise: 2M\n"));
+    EXPECT_THAT(unknown->what(), HasSubstr("files.max_sise: unknown key"));
+    NR_EXPECT_REFUSED(zero, ErrorKind::ConfigInvalid, parse(kMinimal + "files:\n  max_size: 0\n"));
+    NR_EXPECT_REFUSED(relative, ErrorKind::ConfigInvalid, parse(kMinimal + "files:\n  receipt_key: key\n"));
+}
+
+TEST(TheSnapshotDir, IsAmongThePathsSessionsMustNeverSee)
+{
+    const auto c = parse(kMinimal + "snapshot_dir: /var/lib/snapshots\n");
+    EXPECT_THAT(c.hidden_paths, Contains("/var/lib/snapshots"));
+}
+
+TEST(AReadOnlyGrantOverTheSnapshotDir, IsRefused)
+{
+    const std::string yaml = "data_dir: /var/lib/nr\n"
+                             "snapshot_dir: /srv/snapshots\n"
+                             "callers: {}\n"
+                             "sandbox:\n"
+                             "  read_only_paths: [/usr, /srv]\n"
+                             "adapters:\n"
+                             "  claude:\n"
+                             "    executable: /usr/bin/claude\n";
+    NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid, parse(yaml));
+    EXPECT_THAT(e->what(), HasSubstr("/srv/snapshots"));
+}
