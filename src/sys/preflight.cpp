@@ -33,6 +33,7 @@ namespace {
 
 constexpr auto kCanaryLimit = std::chrono::seconds(30);
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
+constexpr auto kCanaryBusyLimit = std::chrono::seconds(10);
 constexpr std::uint64_t kCanaryRuntimeUsec = 30ULL * 1000 * 1000;
 
 std::optional<std::string> read_optional(const std::string& path)
@@ -261,13 +262,22 @@ core::CanaryOutcome run_canary(SystemdManager& systemd, const core::Config& conf
     const UniqueFd read_end(pipe_fds[0]);
     UniqueFd write_end(pipe_fds[1]);
     const UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    try {
-        systemd.start_transient(
-            kCanaryUnit, properties,
-            {sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()), sdbus::UnixFd(write_end.get())});
-    } catch (const core::Error& e) {
-        outcome.start_error = e.what();
-        return outcome;
+    // systemd collects the previous canary (ours, or a concurrent
+    // preflight's) asynchronously after its Unref: wait for the name.
+    const auto busy_deadline = std::chrono::steady_clock::now() + kCanaryBusyLimit;
+    for (;;) {
+        try {
+            systemd.start_transient(
+                kCanaryUnit, properties,
+                {sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()), sdbus::UnixFd(write_end.get())});
+            break;
+        } catch (const core::Error& e) {
+            if (e.kind() != core::ErrorKind::SessionBusy || std::chrono::steady_clock::now() > busy_deadline) {
+                outcome.start_error = e.what();
+                return outcome;
+            }
+        }
+        std::this_thread::sleep_for(kPollInterval);
     }
     write_end.reset();
     outcome.started = true;
