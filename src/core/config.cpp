@@ -221,6 +221,14 @@ AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, cons
             {"limits", [&](const YAML::Node& n, const std::string& /*k*/) { limits_node = n; }},
             {"nested_userns",
              [&](const YAML::Node& n, const std::string& k) { profile.nested_userns = r.boolean(n, k); }},
+            {"on_worker_disconnect",
+             [&](const YAML::Node& n, const std::string& k) {
+                 const auto choice = r.scalar(n, k);
+                 if (choice != "stop" && choice != "keep") {
+                     r.error_at(n, k, "expected stop or keep");
+                 }
+                 profile.keep_on_worker_disconnect = choice == "keep";
+             }},
             {"host_auth",
              [&](const YAML::Node& n, const std::string& k) { profile.host_auth = parse_host_auth(n, k, r.source()); }},
         });
@@ -254,6 +262,22 @@ void parse_limits(const ConfigReader& r, const YAML::Node& node, const std::stri
         });
     if (limits.memory_max_bytes == 0 || limits.tasks_max == 0 || limits.cpu_quota_percent == 0 ||
         limits.runtime_max_sec == 0 || limits.tmp_size_bytes == 0) {
+        r.error_at(node, key, "limits must be greater than zero");
+    }
+}
+
+void parse_owner_limits(const ConfigReader& r, const YAML::Node& node, const std::string& key, OwnerLimits& limits)
+{
+    constexpr std::uint64_t kMaxTasks = 1U << 22U;
+    r.for_each_key(
+        node, key,
+        {
+            {"memory_max",
+             [&](const YAML::Node& n, const std::string& k) { limits.memory_max_bytes = r.byte_size(n, k); }},
+            {"tasks_max",
+             [&](const YAML::Node& n, const std::string& k) { limits.tasks_max = r.unsigned_number(n, k, kMaxTasks); }},
+        });
+    if (limits.memory_max_bytes == 0U || limits.tasks_max == 0U) {
         r.error_at(node, key, "limits must be greater than zero");
     }
 }
@@ -459,6 +483,8 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                      });
              }},
             {"limits", [&](const YAML::Node& n, const std::string& k) { parse_limits(r, n, k, config.limits); }},
+            {"owner_limits",
+             [&](const YAML::Node& n, const std::string& k) { parse_owner_limits(r, n, k, config.owner_limits); }},
             {"files",
              [&](const YAML::Node& n, const std::string& k) {
                  r.for_each_key(n, k,

@@ -36,6 +36,9 @@ struct AdapterProfile {
     std::vector<std::string> session_dirs;
     NetworkMode network = NetworkMode::Host;
     bool nested_userns = false;
+    // Whether the adapter's sessions outlive the worker connection that
+    // started them (`on_worker_disconnect: keep`); by default they stop.
+    bool keep_on_worker_disconnect = false;
     // The adapter's own limits: the global ones with this profile's
     // `limits` keys applied on top (e.g. a shorter runtime for a probe).
     std::optional<SessionLimits> limits;
@@ -59,6 +62,13 @@ struct CallerPolicy {
     std::vector<std::string> run_as_users;
 };
 
+// Caps on everything one owner's sessions use together (the owner's slice),
+// so that one owner cannot starve the others; unset means no owner cap.
+struct OwnerLimits {
+    std::optional<std::uint64_t> memory_max_bytes;
+    std::optional<std::uint64_t> tasks_max;
+};
+
 struct Config {
     std::string source; // file name, for messages
     std::string data_dir;
@@ -79,6 +89,7 @@ struct Config {
     // Whether http(s)_proxy/ALL_PROXY/NO_PROXY may be passed to sessions.
     bool proxy_env = false;
     SessionLimits limits;
+    OwnerLimits owner_limits;
     std::map<std::string, AdapterProfile, std::less<>> adapters;
     FileOperations files;
     // The file snapshot dir shared by the application's units (mode 2770);

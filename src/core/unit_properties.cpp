@@ -11,4 +11,15 @@ const UnitProperty* find_property(const UnitProperties& properties, const std::s
     return it == properties.end() ? nullptr : &*it;
 }
 
+void add_journal_field(UnitProperties& properties, const std::string& field)
+{
+    for (auto& property : properties) {
+        if (auto* fields = std::get_if<JournalFields>(&property.value); property.name == "LogExtraFields" && fields) {
+            fields->fields.push_back(field);
+            return;
+        }
+    }
+    properties.push_back({"LogExtraFields", JournalFields{{field}}});
+}
+
 } // namespace nr::core

@@ -43,4 +43,7 @@ using UnitProperties = std::vector<UnitProperty>;
 // Returns the property or nullptr.
 const UnitProperty* find_property(const UnitProperties& properties, const std::string& name);
 
+// Adds NAME=value to LogExtraFields, creating the property if needed.
+void add_journal_field(UnitProperties& properties, const std::string& field);
+
 } // namespace nr::core

@@ -520,6 +520,23 @@ TEST(AZeroLimit, IsRejected)
     EXPECT_CONFIG_ERROR(kMinimal + "limits:\n  tmp_size: 0\n", 9, "limits", "greater than zero");
 }
 
+TEST(OwnerLimits, AreUnsetUnlessConfigured)
+{
+    const auto config = parse(kMinimal);
+    EXPECT_FALSE(config.owner_limits.memory_max_bytes.has_value());
+    EXPECT_FALSE(config.owner_limits.tasks_max.has_value());
+}
+
+TEST(OwnerLimits, AreParsedLikeSessionLimitsAndRejectZeroAndUnknownKeys)
+{
+    const auto config = parse(kMinimal + "owner_limits:\n  memory_max: 4G\n  tasks_max: 1024\n");
+    EXPECT_EQ(config.owner_limits.memory_max_bytes, 4ULL << 30U);
+    EXPECT_EQ(config.owner_limits.tasks_max, 1024U);
+    EXPECT_CONFIG_ERROR(kMinimal + "owner_limits:\n  tasks_max: 0\n", 9, "owner_limits", "greater than zero");
+    EXPECT_CONFIG_ERROR(kMinimal + "owner_limits:\n  runtime_max_sec: 10\n", 9, "owner_limits.runtime_max_sec",
+                        "unknown key");
+}
+
 TEST(NumericLimits, AreAcceptedUpToTheirMaximumAndRejectedAbove)
 {
     const auto at_max = parse(kMinimal + "idle_timeout_sec: 86400\nlimits:\n  tasks_max: 4194304\n"
@@ -588,6 +605,15 @@ TEST(NestedUserns, IsAStrictBoolean)
                         "expected true or false");
     EXPECT_CONFIG_ERROR(kMinimal + "    nested_userns: True\n", 8, "adapters.claude.nested_userns",
                         "expected true or false");
+}
+
+TEST(OnWorkerDisconnect, StopsByDefaultAndAcceptsOnlyStopOrKeep)
+{
+    EXPECT_FALSE(parse(kMinimal).adapters.at("claude").keep_on_worker_disconnect);
+    EXPECT_FALSE(parse(kMinimal + "    on_worker_disconnect: stop\n").adapters.at("claude").keep_on_worker_disconnect);
+    EXPECT_TRUE(parse(kMinimal + "    on_worker_disconnect: keep\n").adapters.at("claude").keep_on_worker_disconnect);
+    EXPECT_CONFIG_ERROR(kMinimal + "    on_worker_disconnect: detach\n", 8, "adapters.claude.on_worker_disconnect",
+                        "expected stop or keep");
 }
 
 TEST(AnAdapterName, MustBeAValidId)

@@ -50,3 +50,19 @@ TEST(FindProperty, ReturnsTheFirstOfDuplicateNames)
     ASSERT_NE(user, nullptr);
     EXPECT_EQ(user, &props.front());
 }
+
+TEST(AddingAJournalField, AppendsToTheExistingLogExtraFields)
+{
+    UnitProperties props{{"LogExtraFields", JournalFields{{"NATIVE_RUNTIME_OWNER=alice"}}}};
+    add_journal_field(props, "NATIVE_RUNTIME_WORKER=:1.42");
+    ASSERT_EQ(props.size(), 1U);
+    EXPECT_EQ(std::get<JournalFields>(props[0].value).fields,
+              (std::vector<std::string>{"NATIVE_RUNTIME_OWNER=alice", "NATIVE_RUNTIME_WORKER=:1.42"}));
+}
+
+TEST(AddingAJournalField, CreatesLogExtraFieldsWhenThereAreNone)
+{
+    UnitProperties props;
+    add_journal_field(props, "NATIVE_RUNTIME_WORKER=:1.42");
+    ASSERT_NE(find_property(props, "LogExtraFields"), nullptr);
+}

@@ -1,0 +1,98 @@
+#include "sys/effective_properties.h"
+
+#include "core/error.h"
+#include "sys/systemd_manager.h"
+
+namespace nr::sys {
+
+namespace {
+
+using AllProperties = std::map<std::string, sdbus::Variant>;
+using AddressWire = std::vector<sdbus::Struct<std::int32_t, std::vector<std::uint8_t>, std::uint32_t>>;
+using ExecWire = std::vector<sdbus::Struct<std::string, std::vector<std::string>, bool, std::uint64_t, std::uint64_t,
+                                           std::uint64_t, std::uint64_t, std::uint32_t, std::int32_t, std::int32_t>>;
+
+AllProperties get_all(sdbus::IProxy& unit, const std::string& interface)
+{
+    AllProperties all;
+    try {
+        unit.callMethod("GetAll")
+            .onInterface("org.freedesktop.DBus.Properties")
+            .withArguments(interface)
+            .storeResultsTo(all);
+    } catch (const sdbus::Error& e) {
+        core::fail(core::ErrorKind::SystemdFailure,
+                   "reading the properties of " + std::string(unit.getObjectPath()) + ": " + e.getMessage());
+    }
+    return all;
+}
+
+core::AddressList to_address_list(const AddressWire& wire)
+{
+    core::AddressList list;
+    for (const auto& entry : wire) {
+        list.prefixes.push_back({entry.get<0>(), entry.get<1>(), entry.get<2>()});
+    }
+    return list;
+}
+
+core::ExecCommand to_exec_command(const ExecWire& wire)
+{
+    if (wire.size() != 1) {
+        return {"(" + std::to_string(wire.size()) + " commands)", {}};
+    }
+    return {wire.front().get<0>(), wire.front().get<1>()};
+}
+
+// Converts `value` to the alternative `planned` holds.
+struct Convert {
+    const sdbus::Variant& value;
+
+    core::EffectiveValue operator()(bool /*planned*/) const { return value.get<bool>(); }
+    core::EffectiveValue operator()(std::uint64_t /*planned*/) const { return value.get<std::uint64_t>(); }
+    core::EffectiveValue operator()(const std::string& /*planned*/) const { return value.get<std::string>(); }
+    core::EffectiveValue operator()(const std::vector<std::string>& /*planned*/) const
+    {
+        return value.get<std::vector<std::string>>();
+    }
+    core::EffectiveValue operator()(const core::AddressList& /*planned*/) const
+    {
+        return to_address_list(value.get<AddressWire>());
+    }
+    core::EffectiveValue operator()(const core::ExecCommand& /*planned*/) const
+    {
+        return to_exec_command(value.get<ExecWire>());
+    }
+    // Never checked (see core::checked_property_names).
+    core::EffectiveValue operator()(core::StdioSlot /*planned*/) const { return std::string(); }
+    core::EffectiveValue operator()(const core::JournalFields& /*planned*/) const { return std::string(); }
+};
+
+} // namespace
+
+core::EffectiveProperties read_effective_properties(sdbus::IConnection& connection, const sdbus::ObjectPath& unit_path,
+                                                    const std::string& type_interface,
+                                                    const core::UnitProperties& planned)
+{
+    auto unit = sdbus::createProxy(connection, kSystemdService, unit_path);
+    unit->finishRegistration();
+    auto all = get_all(*unit, type_interface);
+    all.merge(get_all(*unit, kUnitInterface));
+
+    core::EffectiveProperties effective;
+    for (const auto& name : core::checked_property_names(planned)) {
+        const auto found = all.find(name);
+        if (found == all.end()) {
+            continue;
+        }
+        const auto& planned_value = core::find_property(planned, name)->value;
+        try {
+            effective.emplace(name, std::visit(Convert{found->second}, planned_value));
+        } catch (const sdbus::Error&) {
+            effective.emplace(name, "(bus type " + found->second.peekValueType() + ")");
+        }
+    }
+    return effective;
+}
+
+} // namespace nr::sys

@@ -1,0 +1,136 @@
+#include "core/hardening_check.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <limits>
+
+using namespace nr::core;
+using ::testing::ElementsAre;
+
+namespace {
+
+const UnitProperties kPlanned = {
+    {"Description", std::string("native-runtime session owner=alice chat=c1 adapter=shell")},
+    {"User", std::string("1000")},
+    {"NoNewPrivileges", true},
+    {"CapabilityBoundingSet", std::uint64_t{0}},
+    {"MemoryMax", std::uint64_t{512} << 20U},
+    {"SystemCallArchitectures", std::vector<std::string>{"native"}},
+    {"IPAddressDeny", AddressList{{parse_ip_prefix("10.0.0.0/8"), parse_ip_prefix("127.0.0.0/8")}}},
+    {"IPAddressAllow", AddressList{{parse_ip_prefix("127.0.0.2")}}},
+    {"StandardInputFileDescriptor", StdioSlot::Input},
+    {"ExecStart", ExecCommand{"/usr/libexec/launch", {"/usr/libexec/launch", "--claim", "t"}}},
+};
+
+EffectiveProperties as_applied()
+{
+    return {
+        {"User", std::string("1000")},
+        {"NoNewPrivileges", true},
+        {"CapabilityBoundingSet", std::uint64_t{0}},
+        {"MemoryMax", std::uint64_t{512} << 20U},
+        {"SystemCallArchitectures", std::vector<std::string>{"native"}},
+        {"IPAddressDeny", AddressList{{parse_ip_prefix("10.0.0.0/8"), parse_ip_prefix("127.0.0.0/8")}}},
+        {"IPAddressAllow", AddressList{{parse_ip_prefix("127.0.0.2")}}},
+        {"ExecStart", ExecCommand{"/usr/libexec/launch", {"/usr/libexec/launch", "--claim", "t"}}},
+    };
+}
+
+} // namespace
+
+TEST(CheckedProperties, LeaveOutDescriptionAndStdioSlots)
+{
+    EXPECT_THAT(checked_property_names(kPlanned),
+                ElementsAre("User", "NoNewPrivileges", "CapabilityBoundingSet", "MemoryMax", "SystemCallArchitectures",
+                            "IPAddressDeny", "IPAddressAllow", "ExecStart"));
+}
+
+TEST(AUnitAsPlanned, HasNoWeakening)
+{
+    EXPECT_FALSE(find_weakening(kPlanned, as_applied()).has_value());
+}
+
+TEST(ADropInThatTurnsOffNoNewPrivileges, IsAWeakeningNamingTheProperty)
+{
+    auto effective = as_applied();
+    effective["NoNewPrivileges"] = false;
+    const auto weakening = find_weakening(kPlanned, effective);
+    ASSERT_TRUE(weakening.has_value());
+    EXPECT_EQ(weakening->property, "NoNewPrivileges");
+    EXPECT_EQ(weakening->planned, "yes");
+    EXPECT_EQ(weakening->effective, "no");
+}
+
+TEST(AHigherMemoryLimit, IsAWeakeningAndInfinityIsNamedAsSuch)
+{
+    auto effective = as_applied();
+    effective["MemoryMax"] = std::numeric_limits<std::uint64_t>::max();
+    const auto weakening = find_weakening(kPlanned, effective);
+    ASSERT_TRUE(weakening.has_value());
+    EXPECT_EQ(weakening->property, "MemoryMax");
+    EXPECT_EQ(weakening->effective, "infinity");
+}
+
+TEST(ALowerMemoryLimit, IsNotAWeakening)
+{
+    auto effective = as_applied();
+    effective["MemoryMax"] = std::uint64_t{64} << 20U;
+    EXPECT_FALSE(find_weakening(kPlanned, effective).has_value());
+}
+
+TEST(ACapabilityGainedInTheBoundingSet, IsAWeakening)
+{
+    auto effective = as_applied();
+    effective["CapabilityBoundingSet"] = std::uint64_t{1} << 21U; // CAP_SYS_ADMIN
+    EXPECT_EQ(find_weakening(kPlanned, effective)->property, "CapabilityBoundingSet");
+}
+
+TEST(ADenyListMissingARange, IsAWeakeningButALongerOneIsNot)
+{
+    auto effective = as_applied();
+    effective["IPAddressDeny"] = AddressList{{parse_ip_prefix("10.0.0.0/8")}};
+    EXPECT_EQ(find_weakening(kPlanned, effective)->property, "IPAddressDeny");
+
+    effective["IPAddressDeny"] =
+        AddressList{{parse_ip_prefix("10.0.0.0/8"), parse_ip_prefix("127.0.0.0/8"), parse_ip_prefix("192.168.0.0/16")}};
+    EXPECT_FALSE(find_weakening(kPlanned, effective).has_value());
+}
+
+TEST(AnAllowListWithAnExtraAddress, IsAWeakeningButAnEmptyOneIsNot)
+{
+    auto effective = as_applied();
+    effective["IPAddressAllow"] = AddressList{{parse_ip_prefix("127.0.0.2"), parse_ip_prefix("10.1.2.3")}};
+    EXPECT_EQ(find_weakening(kPlanned, effective)->property, "IPAddressAllow");
+
+    effective["IPAddressAllow"] = AddressList{};
+    EXPECT_FALSE(find_weakening(kPlanned, effective).has_value());
+}
+
+TEST(AnotherUserOrCommand, IsAWeakening)
+{
+    auto effective = as_applied();
+    effective["User"] = std::string("0");
+    EXPECT_EQ(find_weakening(kPlanned, effective)->property, "User");
+
+    effective = as_applied();
+    effective["ExecStart"] = ExecCommand{"/bin/sh", {"/bin/sh"}};
+    EXPECT_EQ(find_weakening(kPlanned, effective)->property, "ExecStart");
+}
+
+TEST(APropertySystemdDoesNotReport, IsAWeakening)
+{
+    auto effective = as_applied();
+    effective.erase("SystemCallArchitectures");
+    const auto weakening = find_weakening(kPlanned, effective);
+    ASSERT_TRUE(weakening.has_value());
+    EXPECT_EQ(weakening->property, "SystemCallArchitectures");
+    EXPECT_EQ(weakening->effective, "(not reported by systemd)");
+}
+
+TEST(AValueOfAnotherType, IsAWeakening)
+{
+    auto effective = as_applied();
+    effective["NoNewPrivileges"] = std::string("yes");
+    EXPECT_EQ(find_weakening(kPlanned, effective)->property, "NoNewPrivileges");
+}
