@@ -115,6 +115,23 @@ int termination_signal_fd()
     return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+// A helper that crashed or was stopped mid-session can no longer report
+// the end; a new instance adopts running sessions from systemd, so start
+// one (bus activation) instead of waiting for a signal nobody will send.
+void revive_helper_if_gone(sdbus::IConnection& connection)
+{
+    auto bus = sdbus::createProxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
+    bool present = true;
+    bus->callMethod("NameHasOwner").onInterface("org.freedesktop.DBus").withArguments(kBusName).storeResultsTo(present);
+    if (!present) {
+        std::uint32_t reply = 0;
+        bus->callMethod("StartServiceByName")
+            .onInterface("org.freedesktop.DBus")
+            .withArguments(kBusName, std::uint32_t{0})
+            .storeResultsTo(reply);
+    }
+}
+
 } // namespace
 
 int run_session(const RunOptions& options)
@@ -147,6 +164,7 @@ int run_session(const RunOptions& options)
                 stop_requested = true;
                 manager.StopSession(options.owner, options.chat);
             }
+            revive_helper_if_gone(*connection);
             if (!systemd.unit_path(unit)) {
                 // The GetUnit call may have queued the end signal without
                 // dispatching it; only a unit that is gone with no end

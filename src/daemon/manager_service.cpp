@@ -2,13 +2,17 @@
 
 #include "core/caller_policy.h"
 #include "core/error.h"
+#include "core/hardening_check.h"
 #include "core/ids.h"
+#include "core/owner_slice.h"
 #include "core/session_plan.h"
 #include "core/unit_name.h"
 #include "daemon/bus_errors.h"
+#include "sys/effective_properties.h"
 #include "sys/host_facts.h"
 #include "sys/identity.h"
 #include "sys/safe_dirs.h"
+#include "sys/unit_settings.h"
 
 #include <systemd/sd-journal.h>
 #include <systemd/sd-login.h>
@@ -23,6 +27,8 @@ using core::ErrorKind;
 using core::fail;
 
 constexpr auto kClaimDeadline = std::chrono::seconds(120);
+constexpr const char* kWorkerField = "NATIVE_RUNTIME_WORKER";
+constexpr const char* kSliceInterface = "org.freedesktop.systemd1.Slice";
 
 // Runs a handler body and turns core errors into typed D-Bus errors.
 template <typename Body> auto typed_errors(Body&& body) -> decltype(body())
@@ -49,7 +55,7 @@ std::string unit_of_pid(pid_t pid)
 
 ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path)
     : AdaptorInterfaces(connection, kObjectPath), connection_(connection), config_(std::move(config)),
-      launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection),
+      launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection), workers_(connection),
       last_activity_(std::chrono::steady_clock::now())
 {
     systemd_.subscribe();
@@ -109,6 +115,10 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
 
         const auto token = ClaimTable::new_token();
         auto plan = core::plan_session(config_, request, *user, sys::observe_host(launcher_path_), token);
+        // Recorded so that a later helper instance can still tie the session
+        // to the connection that started it (see adopt_running_sessions).
+        const std::string worker = getObject().getCurrentlyProcessedMessage()->getSender();
+        core::add_journal_field(plan.properties, std::string(kWorkerField) + "=" + worker);
         // Provider session directories hold state the owner's earlier runs
         // left; they are never created, moved or copied here, only mounted.
         for (const auto& dir : plan.session_dirs) {
@@ -124,6 +134,7 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
             fail(ErrorKind::SessionBusy,
                  "a session for this owner and chat is already running (" + plan.unit_name + ")");
         }
+        apply_owner_limits(plan.slice);
         // act: register the spec before the unit exists so the launcher can
         // never race ahead of it; withdraw it if systemd refuses.
         claims_.add(token, PendingLaunch{plan.unit_name, user->uid, plan.launch,
@@ -139,10 +150,90 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
             sessions_.forget(plan.unit_name);
             throw;
         }
+        // The launcher's Claim waits in the bus queue behind this handler,
+        // so a unit that fails the check never receives its spec.
+        refuse_unless_applied(plan, token, path);
+        bind_to_worker(adapter, worker, plan.unit_name);
         sd_journal_send("MESSAGE=started session %s for uid %u", plan.unit_name.c_str(), user->uid,
                         "NATIVE_RUNTIME_OWNER=%s", owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), nullptr);
         return std::make_tuple(plan.unit_name, path);
     });
+}
+
+void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const std::string& token,
+                                           const sdbus::ObjectPath& path)
+{
+    std::optional<core::Weakening> weakening;
+    std::string failure;
+    try {
+        weakening = core::find_weakening(
+            plan.properties,
+            sys::read_effective_properties(connection_, path, sys::kServiceInterface, plan.properties));
+    } catch (const core::Error& e) {
+        failure = e.what();
+    }
+    if (!weakening && failure.empty()) {
+        return;
+    }
+    // Fail closed: withdraw the spec, then stop the unit. It stays tracked,
+    // so its end is still reported and AddRef's reference released.
+    claims_.remove(token);
+    try {
+        systemd_.stop(plan.unit_name);
+    } catch (const core::Error& e) {
+        sd_journal_send("MESSAGE=could not stop %s: %s", plan.unit_name.c_str(), e.what(), nullptr);
+    }
+    if (!failure.empty()) {
+        fail(ErrorKind::SystemdFailure, "could not confirm the hardening of " + plan.unit_name + ": " + failure);
+    }
+    const auto message = plan.unit_name + ": systemd applied " + weakening->property + "=" + weakening->effective +
+                         " where the plan has " + weakening->property + "=" + weakening->planned +
+                         "; a drop-in or unit setting overrides it (see `systemctl cat " + plan.unit_name + "`)";
+    sd_journal_send("MESSAGE=refused session: %s", message.c_str(), "PRIORITY=3", nullptr);
+    fail(ErrorKind::HardeningNotApplied, message);
+}
+
+void ManagerService::apply_owner_limits(const std::string& slice)
+{
+    const auto properties = core::owner_slice_properties(config_.owner_limits);
+    if (properties.empty()) {
+        return;
+    }
+    // Set on every start, not once: an operator's set-property or a daemon
+    // reload may have changed the slice since the owner's last session.
+    sys::set_runtime_properties(connection_, slice, properties);
+    const auto weakening =
+        core::find_weakening(properties, sys::read_effective_properties(connection_, sys::unit_object_path(slice),
+                                                                        kSliceInterface, properties));
+    if (weakening) {
+        fail(ErrorKind::HardeningNotApplied, slice + ": systemd applied " + weakening->property + "=" +
+                                                 weakening->effective + " where the owner limit is " +
+                                                 weakening->planned + " (see `systemctl cat " + slice + "`)");
+    }
+}
+
+void ManagerService::bind_to_worker(const std::string& adapter, const std::string& worker, const std::string& unit)
+{
+    const auto profile = config_.adapters.find(adapter);
+    if (worker.empty() || profile == config_.adapters.end() || profile->second.keep_on_worker_disconnect) {
+        return;
+    }
+    workers_.watch(worker, unit);
+}
+
+void ManagerService::stop_orphaned_sessions()
+{
+    for (const auto& unit : workers_.take_orphaned()) {
+        if (!sessions_.contains(unit)) {
+            continue;
+        }
+        sd_journal_send("MESSAGE=stopping %s: the worker that started it left the bus", unit.c_str(), nullptr);
+        try {
+            systemd_.stop(unit);
+        } catch (const core::Error& e) {
+            sd_journal_send("MESSAGE=could not stop %s: %s", unit.c_str(), e.what(), nullptr);
+        }
+    }
 }
 
 void ManagerService::StopSession(const std::string& owner, const std::string& chat)
@@ -227,7 +318,12 @@ void ManagerService::adopt_running_sessions()
         sessions_.track(unit.name, unit.path, owner, chat, core::journal_field(fields, "NATIVE_RUNTIME_JOB"));
         if (is_stopped_state(unit.active_state)) {
             sessions_.mark_finished(unit.name);
+            continue;
         }
+        // A worker that left while no helper was running is gone all the
+        // same: watch() finds it absent and the session is stopped.
+        bind_to_worker(core::journal_field(fields, "NATIVE_RUNTIME_ADAPTER"), core::journal_field(fields, kWorkerField),
+                       unit.name);
     }
 }
 
@@ -256,6 +352,7 @@ void ManagerService::report_end(const TrackedSession& session)
         end.result = "unknown";
     }
     claims_.remove_unit(session.unit);
+    workers_.forget(session.unit);
     emitSessionEnded(session.unit, session.owner, session.chat, session.job, end.result, end.code, end.status);
     systemd_.unref(session.path);
 }
@@ -274,6 +371,7 @@ void ManagerService::housekeeping()
         report_end(session);
         touch();
     }
+    stop_orphaned_sessions();
     claims_.drop_expired(std::chrono::steady_clock::now());
 }
 

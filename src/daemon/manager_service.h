@@ -7,9 +7,11 @@
 #include <chrono>
 
 #include "core/config.h"
+#include "core/session_plan.h"
 #include "daemon/claim_table.h"
 #include "daemon/preflight_gate.h"
 #include "daemon/session_registry.h"
+#include "daemon/worker_watch.h"
 #include "dbus/native_runtime_adaptor.h"
 #include "sys/systemd_manager.h"
 
@@ -53,6 +55,15 @@ private:
     Claim(const std::string& token) override;
     void ReportWaiting(const uint32_t& ahead) override;
 
+    // Stops the just-started unit and throws HardeningNotApplied when
+    // systemd's effective value of a planned property is weaker.
+    void refuse_unless_applied(const core::SessionPlan& plan, const std::string& token, const sdbus::ObjectPath& path);
+    // Caps the owner's slice as configured; HardeningNotApplied if systemd
+    // reports a weaker value than asked for.
+    void apply_owner_limits(const std::string& slice);
+    // Stops the session with its worker unless the adapter keeps it.
+    void bind_to_worker(const std::string& adapter, const std::string& worker, const std::string& unit);
+    void stop_orphaned_sessions();
     [[nodiscard]] uid_t caller_uid() const;
     [[nodiscard]] pid_t caller_pid() const;
     void touch();
@@ -65,6 +76,7 @@ private:
     sys::SystemdManager systemd_;
     ClaimTable claims_;
     SessionRegistry sessions_;
+    WorkerWatch workers_;
     std::chrono::steady_clock::time_point last_activity_;
     PreflightGate gate_{connection_, config_, launcher_path_};
 };
