@@ -40,6 +40,9 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options, i
         throw std::runtime_error("fork failed");
     }
     if (pid == 0) {
+        // Its own process group, so a Background can end the whole command
+        // (runuser and the CLI it forked), not just its first process.
+        setpgid(0, 0);
         const int devnull = open("/dev/null", O_RDONLY);
         dup2(devnull, STDIN_FILENO);
         dup2(out[1], STDOUT_FILENO);
@@ -108,7 +111,7 @@ Background::Background(const std::vector<std::string>& argv, const SpawnOptions&
 Background::~Background()
 {
     if (pid_ > 0) {
-        kill(pid_, SIGKILL);
+        kill(-pid_, SIGKILL);
         (void)collect(pid_, out_fd_, err_fd_);
     }
 }

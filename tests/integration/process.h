@@ -54,6 +54,7 @@ public:
     ~Background();
 
     Outcome wait();
+    [[nodiscard]] pid_t pid() const { return pid_; }
 
 private:
     pid_t pid_ = -1;

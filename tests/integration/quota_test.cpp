@@ -37,3 +37,52 @@ TEST(ASessionPastItsRuntimeLimit, EndsAndTheCliReportsTheLimit)
     EXPECT_EQ(outcome.status, 124) << outcome.err;
     EXPECT_EQ(outcome.out, "");
 }
+
+TEST(AMemoryHog, IsKilledAtItsLimitWhileANeighbourSessionKeepsRunning)
+{
+    Background neighbour(as_user(kWorker, ctl_run("alice", "quotaneighbour", "shell", {"sh", "-c", "exec sleep 300"})));
+    const std::string neighbour_unit = "native-runtime-alice-quotaneighbour.service";
+    ASSERT_TRUE(eventually(60, [&] { return unit_property(neighbour_unit, "ActiveState") == "active"; }))
+        << neighbour.wait().err;
+
+    const auto hog =
+        run(as_user(kWorker, ctl_run("alice", "quota-mem", "probe-limited", {"nr-probe", "eat-memory", "512"})));
+    // systemd reports oom-kill on cgroup v2 and signal/SIGKILL on v1; the
+    // CLI exits 137 for both.
+    EXPECT_EQ(hog.status, 128 + 9) << hog.err;
+    auto eaten = parse_lines(hog.out);
+    EXPECT_EQ(eaten.count("eat"), 0U) << "the hog must not finish";
+    EXPECT_LE(std::stoi(eaten["eaten_mib"]), 64);
+    EXPECT_EQ(unit_property(neighbour_unit, "ActiveState"), "active");
+
+    auto control = parse_lines(
+        run(as_user(kWorker, ctl_run("alice", "quota-mem2", "probe", {"nr-probe", "eat-memory", "128"}))).out);
+    EXPECT_EQ(control["eat"], "done") << "control: the default profile's 512M holds 128 MiB";
+    EXPECT_EQ(run(as_user(kWorker, {kCtl, "stop", "--owner", "alice", "--chat", "quotaneighbour"})).status, 0);
+    (void)neighbour.wait();
+}
+
+TEST(AnOwnerAtItsSliceTaskLimit, CannotForkMoreWhileAnotherOwnerStillCan)
+{
+    // 80 sleepers stay below the session's TasksMax (128) but fill most of
+    // the owner's slice (owner_limits.tasks_max: 96).
+    Background greedy(as_user(
+        kWorker, ctl_run("greedy", "hold", "shell", {"sh", "-c", "for i in $(seq 80); do sleep 300 & done; wait"})));
+    ASSERT_TRUE(eventually(60, [] {
+        const auto tasks = unit_property("native-runtime-greedy.slice", "TasksCurrent");
+        return !tasks.empty() && tasks != "[not set]" && std::stoul(tasks) >= 80;
+    }));
+    EXPECT_EQ(unit_property("native-runtime-greedy.slice", "TasksMax"), "96");
+
+    auto squeezed = parse_lines(
+        run(as_user(kWorker, ctl_run("greedy", "more", "probe", {"nr-probe", "fork-until-refused", "40"}))).out);
+    EXPECT_EQ(squeezed["fork_error"], "EAGAIN");
+    EXPECT_LT(std::stoi(squeezed["forks"]), 40);
+
+    auto other = parse_lines(
+        run(as_user(kWorker, ctl_run("modest", "more", "probe", {"nr-probe", "fork-until-refused", "40"}))).out);
+    EXPECT_EQ(other["forks"], "40") << "control: another owner's slice is not affected";
+
+    EXPECT_EQ(run(as_user(kWorker, {kCtl, "stop", "--owner", "greedy", "--chat", "hold"})).status, 0);
+    (void)greedy.wait();
+}

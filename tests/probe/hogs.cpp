@@ -66,6 +66,20 @@ int verb_fork_until_refused(const std::string& limit)
     return 0;
 }
 
+int verb_eat_memory(const std::string& mib)
+{
+    constexpr std::size_t kStepMib = 4;
+    const auto target = std::stoul(mib);
+    std::vector<std::vector<char>> held;
+    for (std::size_t eaten = kStepMib; eaten <= target; eaten += kStepMib) {
+        // Touch every page: an untouched allocation costs the cgroup nothing.
+        held.emplace_back(kStepMib << 20U, static_cast<char>(eaten));
+        std::cout << "eaten_mib=" << eaten << std::endl;
+    }
+    std::cout << "eat=done" << std::endl;
+    return 0;
+}
+
 int verb_sleep(const std::string& seconds)
 {
     sleep(static_cast<unsigned>(std::stoul(seconds)));

@@ -13,6 +13,11 @@ int verb_fill_tmp();
 // forks=<count> and fork_error=<errno>, then reaps them.
 int verb_fork_until_refused(const std::string& limit);
 
+// Allocates and touches memory 4 MiB at a time up to MIB, printing
+// eaten_mib=<n> after each step (flushed, so the last line survives a kill)
+// and eat=done at the end.
+int verb_eat_memory(const std::string& mib);
+
 // Sleeps SECONDS.
 int verb_sleep(const std::string& seconds);
 

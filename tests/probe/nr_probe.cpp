@@ -340,6 +340,9 @@ int main(int argc, char** argv)
     if (verb == "fork-until-refused" && args.size() == 2) {
         return nr::probe::verb_fork_until_refused(args[1]);
     }
+    if (verb == "eat-memory" && args.size() == 2) {
+        return nr::probe::verb_eat_memory(args[1]);
+    }
     if (verb == "sleep" && args.size() == 2) {
         return nr::probe::verb_sleep(args[1]);
     }
