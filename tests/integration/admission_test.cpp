@@ -247,3 +247,33 @@ TEST_F(AdmissionLockState, OwnedBySomeoneElseIsRefused)
     ASSERT_EQ(run({"chown", std::string(kWorker) + ":" + kWorker, queue_}).status, 0);
     EXPECT_EQ(session("foreign2").status, 0) << "control: the same directory, the session user's";
 }
+
+TEST(AdmissionOfASerialAdapter, CountsTheWaitTowardTheRuntimeLimitOfTheWaiter)
+{
+    // Two adapters configured into one queue: the holder's adapter has the
+    // usual limit, the waiter's adapter a short one.
+    const std::string owner = "admtimeout";
+    auto holder = start_holder(owner, "h", "serial-shared-holder");
+    ASSERT_TRUE(eventually(120, [&] { return exists(home_of(owner) + "/running-h"); }));
+    const auto waited = run(as_user(kWorker, ctl_run(owner, "w", "serial-shared-waiter", {"sh", "-c", "echo ran"})));
+    EXPECT_EQ(waited.status, 124) << "ended by RuntimeMaxSec while waiting: " << waited.err;
+    EXPECT_EQ(waited.out, "");
+    EXPECT_EQ(unit_property(unit_of(owner, "h"), "ActiveState"), "active");
+
+    release(owner, "h");
+    EXPECT_EQ(holder->wait().status, 0);
+    const auto control = run(as_user(kWorker, ctl_run(owner, "w2", "serial-shared-waiter", {"sh", "-c", "echo ran"})));
+    EXPECT_EQ(control.status, 0) << "control: with nobody ahead the same session runs: " << control.err;
+    EXPECT_EQ(control.out, "ran\n");
+}
+
+TEST(AdmissionWaitingReports, FromOutsideASessionUnitAreRefused)
+{
+    const auto forged = run(
+        as_user(kWorker, {"dbus-send", "--system", "--print-reply", "--dest=org.metis.NativeRuntime1",
+                          "/org/metis/NativeRuntime1", "org.metis.NativeRuntime1.Launcher.ReportWaiting", "uint32:3"}));
+    EXPECT_NE(forged.status, 0);
+    EXPECT_NE(forged.err.find("org.metis.NativeRuntime1.Error.AccessDenied"), std::string::npos) << forged.err;
+    // Control: the same call from a session's own launcher gets through,
+    // as the "ahead" lines ServesWaitersInArrivalOrder checks show.
+}
