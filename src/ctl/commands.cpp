@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -148,6 +149,7 @@ int run_session(const RunOptions& options)
                              sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO));
         sys::SystemdManager systemd(*connection);
         bool stop_requested = false;
+        auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
         while (!manager.ended()) {
             while (connection->processPendingRequest() && !manager.ended()) {
             }
@@ -164,6 +166,13 @@ int run_session(const RunOptions& options)
                 stop_requested = true;
                 manager.StopSession(options.owner, options.chat);
             }
+            // Every broadcast wakes every waiting CLI; checking on each
+            // wakeup would make a burst of N sessions cost N^2 bus calls.
+            const auto now = std::chrono::steady_clock::now();
+            if (now < next_check) {
+                continue;
+            }
+            next_check = now + std::chrono::milliseconds(kWaitTickMs);
             revive_helper_if_gone(*connection);
             if (!systemd.unit_path(unit)) {
                 // The GetUnit call may have queued the end signal without
