@@ -98,6 +98,11 @@ UniqueFd open_ticket(int dir, const std::string& name, const std::string& shown)
         }
         fail(ErrorKind::InvalidPath, "cannot open " + shown + ": " + std::strerror(errno));
     }
+    // Its owner or another waiter may unlink it between our open and stat:
+    // a ticket with no name left is gone, not a hard link gone wrong.
+    if (stat_of(fd.get(), shown).st_nlink == 0) {
+        return UniqueFd();
+    }
     check_private_file(fd.get(), shown);
     return fd;
 }
