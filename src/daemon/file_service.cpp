@@ -112,6 +112,20 @@ void require_snapshot_dir(const core::Config& config)
     }
 }
 
+// Every handler names the owner and chat whose tree it works in; the
+// receipt handlers also name the job the edit belongs to.
+void validate_scope(const std::string& owner, const std::string& chat)
+{
+    core::validate_id(core::IdKind::Owner, owner);
+    core::validate_id(core::IdKind::Chat, chat);
+}
+
+void validate_scope(const std::string& owner, const std::string& chat, const std::string& job)
+{
+    validate_scope(owner, chat);
+    core::validate_id(core::IdKind::Job, job);
+}
+
 } // namespace
 
 FileService::FileService(sdbus::IConnection& connection, core::Config config)
@@ -149,8 +163,7 @@ std::tuple<sdbus::UnixFd, uint64_t> FileService::OpenForRead(const std::string& 
 {
     return typed_errors([&] {
         const auto which = core::parse_file_area(area);
-        core::validate_id(core::IdKind::Owner, owner);
-        core::validate_id(core::IdKind::Chat, chat);
+        validate_scope(owner, chat);
         const auto names = core::parse_relative_path(relpath, "relpath");
         const auto who = authorize(run_as_user);
         sys::FileSnapshot file;
@@ -169,8 +182,7 @@ uint64_t FileService::WriteFile(const std::string& owner, const std::string& cha
 {
     return typed_errors([&] {
         const auto which = core::parse_file_area(area);
-        core::validate_id(core::IdKind::Owner, owner);
-        core::validate_id(core::IdKind::Chat, chat);
+        validate_scope(owner, chat);
         const auto names = core::parse_relative_path(relpath, "relpath");
         const auto who = authorize(run_as_user);
         const auto data = read_content(content.get(), config_.files.max_bytes);
@@ -187,9 +199,7 @@ std::string FileService::RecordEdit(const std::string& owner, const std::string&
                                     const sdbus::UnixFd& before)
 {
     return typed_errors([&] {
-        core::validate_id(core::IdKind::Owner, owner);
-        core::validate_id(core::IdKind::Chat, chat);
-        core::validate_id(core::IdKind::Job, job);
+        validate_scope(owner, chat, job);
         const auto names = core::parse_relative_path(relpath, "relpath");
         require_snapshot_dir(config_);
         const auto who = authorize(run_as_user);
@@ -258,9 +268,7 @@ std::tuple<sdbus::UnixFd, sdbus::UnixFd> FileService::Diff(const std::string& ow
                                                            const std::string& run_as_user)
 {
     return typed_errors([&] {
-        core::validate_id(core::IdKind::Owner, owner);
-        core::validate_id(core::IdKind::Chat, chat);
-        core::validate_id(core::IdKind::Job, job);
+        validate_scope(owner, chat, job);
         const auto who = authorize(run_as_user);
         const auto edit = check_edit(owner, chat, job, receipt, who);
         return std::make_tuple(memfd_with("nr-edit-before", edit.before), memfd_with("nr-edit-after", edit.current));
@@ -271,9 +279,7 @@ void FileService::Revert(const std::string& owner, const std::string& chat, cons
                          const std::string& receipt, const std::string& run_as_user)
 {
     typed_errors([&] {
-        core::validate_id(core::IdKind::Owner, owner);
-        core::validate_id(core::IdKind::Chat, chat);
-        core::validate_id(core::IdKind::Job, job);
+        validate_scope(owner, chat, job);
         const auto who = authorize(run_as_user);
         const auto edit = check_edit(owner, chat, job, receipt, who);
         const auto names = core::parse_relative_path(edit.receipt.path, "receipt path");
