@@ -82,7 +82,7 @@ bool holds(const std::string& name, const PropertyValue& planned, const Effectiv
     }
     if (const auto* flag = std::get_if<bool>(&planned)) {
         const auto* actual = std::get_if<bool>(&effective);
-        return actual != nullptr && (*flag ? *actual : !*actual);
+        return actual != nullptr && *actual == *flag;
     }
     if (const auto* addresses = std::get_if<AddressList>(&planned)) {
         const auto* actual = std::get_if<AddressList>(&effective);
