@@ -27,6 +27,13 @@ bool unit_is_active(const std::string& unit)
     return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
 }
 
+// Unloaded, so the (owner, chat) may start again: a stopped unit stays
+// loaded until the helper has reported its end and dropped its reference.
+bool unit_is_gone(const std::string& unit)
+{
+    return unit_property(unit, "LoadState") == "not-found";
+}
+
 std::string random_tag()
 {
     std::random_device device;
@@ -214,6 +221,7 @@ TEST(ASessionWhoseHardeningADropInWeakened, IsStoppedBeforeItsCommandRuns)
     for (const std::string setting : {"NoNewPrivileges=no", "MemoryMax=infinity", "IPAddressDeny="}) {
         SCOPED_TRACE(setting);
         const auto marker = std::string(kDataDir) + "/native-runtime/weak/home/ran";
+        ASSERT_TRUE(eventually(60, [] { return unit_is_gone(unit_of("weak", "c")); }));
         {
             const WeakeningDropIn weakening(setting);
             const auto outcome = run(as_user(kWorker, ctl_run("weak", "c", "shell", {"sh", "-c", "touch $HOME/ran"})));
@@ -221,7 +229,7 @@ TEST(ASessionWhoseHardeningADropInWeakened, IsStoppedBeforeItsCommandRuns)
             EXPECT_NE(outcome.err.find("org.metis.NativeRuntime1.Error.HardeningNotApplied"), std::string::npos)
                 << outcome.err;
             EXPECT_NE(outcome.err.find(setting.substr(0, setting.find('='))), std::string::npos) << outcome.err;
-            EXPECT_TRUE(eventually(60, [] { return !unit_is_active(unit_of("weak", "c")); }));
+            EXPECT_TRUE(eventually(60, [] { return unit_is_gone(unit_of("weak", "c")); }));
             EXPECT_FALSE(std::filesystem::exists(marker));
         }
         // Control: without the drop-in the same command runs.
