@@ -175,14 +175,18 @@ void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const 
     if (!weakening && failure.empty()) {
         return;
     }
-    // Fail closed: withdraw the spec, then stop the unit. It stays tracked,
-    // so its end is still reported and AddRef's reference released.
+    // Fail closed: withdraw the spec, stop the unit and let it go. The
+    // caller gets an error, not a session, so no end is reported; and a
+    // unit stopped before it left "inactive" would never look ended to
+    // housekeeping, leaving AddRef's reference to hold it loaded for good.
     claims_.remove(token);
+    sessions_.forget(plan.unit_name);
     try {
         systemd_.stop(plan.unit_name);
     } catch (const core::Error& e) {
         sd_journal_send("MESSAGE=could not stop %s: %s", plan.unit_name.c_str(), e.what(), nullptr);
     }
+    systemd_.unref(path);
     if (!failure.empty()) {
         fail(ErrorKind::SystemdFailure, "could not confirm the hardening of " + plan.unit_name + ": " + failure);
     }
