@@ -54,7 +54,18 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const Sandbox
         add({"--symlink", link.target, link.path});
     }
     add({"--proc", "/proc", "--dev", "/dev"});
-    add({"--size", std::to_string(layout.tmp_size_bytes), "--perms", "1777", "--tmpfs", "/tmp"});
+    const auto tmp_size = std::to_string(layout.tmp_size_bytes);
+    add({"--size", tmp_size, "--perms", "1777", "--tmpfs", "/tmp"});
+    // POSIX shared memory and semaphores (sem_open, Python's
+    // multiprocessing) need a writable /dev/shm; it gets its own sized tmpfs
+    // so that /dev itself can be read-only.
+    add({"--size", tmp_size, "--perms", "1777", "--tmpfs", "/dev/shm"});
+    // bwrap's root and /dev are tmpfs mounts without a size, owned by the
+    // session user inside its user namespace: writable, and an unbounded
+    // way around tmp_size. Every directory bwrap created for a mount point
+    // lies on them, so both are made read-only after the last mount.
+    // Non-recursive: the binds and tmpfs mounts on them keep their modes.
+    add({"--remount-ro", "/dev", "--remount-ro", "/"});
     add({"--chdir", layout.working_dir});
     args.emplace_back("--");
     args.insert(args.end(), agent_argv.begin(), agent_argv.end());
