@@ -111,6 +111,32 @@ std::string bwrap_args_data(const std::vector<std::string>& planned_argv, const 
     return data;
 }
 
+std::vector<std::string> bind_from_descriptors(const std::vector<std::string>& planned_argv,
+                                               const std::map<std::string, int>& descriptors)
+{
+    const auto separator = agent_separator(planned_argv);
+    std::vector<std::string> out(planned_argv.begin(), separator);
+    std::size_t replaced = 0;
+    for (std::size_t i = 1; i + 2 < out.size(); ++i) {
+        if (out[i] != "--bind" || out[i + 1] != out[i + 2]) {
+            continue;
+        }
+        const auto fd = descriptors.find(out[i + 1]);
+        if (fd == descriptors.end()) {
+            continue;
+        }
+        out[i] = "--bind-fd";
+        out[i + 1] = std::to_string(fd->second);
+        ++replaced;
+        i += 2;
+    }
+    if (replaced != descriptors.size()) {
+        fail(ErrorKind::LaunchFailed, "a checked directory has no read-write mount in the sandbox plan");
+    }
+    out.insert(out.end(), separator, planned_argv.end());
+    return out;
+}
+
 std::vector<std::string> bwrap_exec_argv(const std::vector<std::string>& planned_argv, int args_fd)
 {
     const auto separator = agent_separator(planned_argv);

@@ -329,3 +329,32 @@ TEST(AnEnvironmentEntryWithoutEquals, IsRefused)
 {
     NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bwrap_args_data(kPlanned, {"NOVALUE"}, 3));
 }
+
+TEST(BindFromDescriptors, ReplacesTheCheckedDirectorysBindByItsDescriptor)
+{
+    const auto planned = argv_for(layout());
+    const std::string ws = "/var/lib/nr/native-runtime/alice/chats/c1/workspace";
+    const auto argv = bind_from_descriptors(planned, {{ws, 9}});
+    EXPECT_TRUE(has_slice(options_of(argv), {"--bind-fd", "9", ws}));
+    EXPECT_FALSE(has_slice(options_of(argv), {"--bind", ws, ws}));
+    // Everything else, including the other read-write bind and the agent
+    // argv after "--", is unchanged.
+    EXPECT_TRUE(has_slice(options_of(argv), {"--bind", "/var/lib/nr/native-runtime/alice/home",
+                                             "/var/lib/nr/native-runtime/alice/home"}));
+    EXPECT_EQ(argv.size(), planned.size());
+    EXPECT_TRUE(std::equal(kAgent.rbegin(), kAgent.rend(), argv.rbegin()));
+}
+
+TEST(BindFromDescriptors, RefusesADirectoryThePlanDoesNotBindReadWrite)
+{
+    const auto planned = argv_for(layout());
+    NR_EXPECT_REFUSED(unplanned, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/srv/elsewhere", 9}}));
+    NR_EXPECT_REFUSED(read_only, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/usr", 9}}));
+}
+
+TEST(BindFromDescriptors, NeverTouchesTheAgentsArgv)
+{
+    const Argv agent{"/usr/bin/claude", "--bind", "/srv/x", "/srv/x"};
+    const auto planned = bwrap_argv("/usr/bin/bwrap", layout(), agent);
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/srv/x", 9}}));
+}
