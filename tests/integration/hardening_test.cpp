@@ -171,6 +171,7 @@ namespace {
 constexpr const char* kLauncher = "/usr/local/libexec/native-runtime/native-runtime-launch";
 constexpr const char* kRealLauncherCopy = "/usr/local/libexec/native-runtime/tests/nr-launch-real";
 constexpr const char* kSlowLauncher = "/usr/local/libexec/native-runtime/tests/nr-launch-slow";
+constexpr int kLauncherDelaySec = 8;
 
 // Puts the installed launcher behind a wrapper that waits before it execs
 // the real binary, so the session's token is live (registered, unclaimed)
@@ -183,7 +184,7 @@ protected:
         must({"install", "-m", "0755", kLauncher, kRealLauncherCopy});
         {
             std::ofstream wrapper(kSlowLauncher);
-            wrapper << "#!/bin/sh\nsleep 4\nexec " << kRealLauncherCopy << " \"$@\"\n";
+            wrapper << "#!/bin/sh\nsleep " << kLauncherDelaySec << "\nexec " << kRealLauncherCopy << " \"$@\"\n";
         }
         must({"chmod", "0755", kSlowLauncher});
         ASSERT_EQ(mount(kSlowLauncher, kLauncher, nullptr, MS_BIND, nullptr), 0);
@@ -245,6 +246,7 @@ TEST_F(AStolenClaimToken, IsRefusedFromAnotherUnitAndAnotherUidWhileTheRealLaunc
         return true;
     }));
     ASSERT_EQ(token.size(), 32U);
+    const auto token_seen = std::chrono::steady_clock::now();
 
     // The worker's own UID, but from another unit.
     std::vector<std::string> from_other_unit{"systemd-run", "--quiet", "--wait", "--pipe", "--uid", kWorker, "--"};
@@ -271,6 +273,10 @@ TEST_F(AStolenClaimToken, IsRefusedFromAnotherUnitAndAnotherUidWhileTheRealLaunc
               std::string::npos)
         << foreign_uid.out << foreign_uid.err;
     EXPECT_EQ(foreign_uid.out.find("bwrap"), std::string::npos);
+
+    // Both attempts came while the real launcher still waited, so the token
+    // was live (registered, unclaimed) when they were refused.
+    EXPECT_LT(std::chrono::steady_clock::now() - token_seen, std::chrono::seconds(kLauncherDelaySec - 2));
 
     // Neither burned the token: the real launcher claims it and runs.
     const auto outcome = session.wait();
