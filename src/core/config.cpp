@@ -1,6 +1,7 @@
 #include "core/config.h"
 
 #include "core/dropin.h"
+#include "core/env_policy.h"
 #include "core/error.h"
 #include "core/ids.h"
 #include "core/path_policy.h"
@@ -182,6 +183,23 @@ void validate_session_dir_template(const ConfigReader& r, const YAML::Node& node
     }
 }
 
+// A request setting a forbidden name is refused whatever the profile says,
+// so listing one is always a mistake, and for the TLS-weakening names a
+// dangerous one: say so when the config is loaded, not on the first request.
+void refuse_forbidden_credential_name(const ConfigReader& r, const YAML::Node& node, const std::string& key,
+                                      const std::string& name)
+{
+    if (is_tls_weakening_env_name(name)) {
+        r.error_at(node, key, name + " weakens TLS verification and may never be passed to a session");
+    }
+    if (is_proxy_env_name(name)) {
+        r.error_at(node, key, name + " is a proxy variable; sandbox.proxy_env decides whether sessions get those");
+    }
+    if (is_forbidden_env_name(name)) {
+        r.error_at(node, key, name + " is a forbidden environment name (like LD_*) and may never be passed");
+    }
+}
+
 AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, const std::string& key,
                              const std::string& name, std::optional<YAML::Node>& limits_node)
 {
@@ -199,7 +217,12 @@ AdapterProfile parse_adapter(const ConfigReader& r, const YAML::Node& node, cons
             {"read_only_paths",
              [&](const YAML::Node& n, const std::string& k) { profile.read_only_paths = r.path_list(n, k); }},
             {"credential_env",
-             [&](const YAML::Node& n, const std::string& k) { profile.credential_env = r.string_list(n, k); }},
+             [&](const YAML::Node& n, const std::string& k) {
+                 profile.credential_env = r.string_list(n, k);
+                 for (std::size_t i = 0; i < profile.credential_env.size(); ++i) {
+                     refuse_forbidden_credential_name(r, n[i], k, profile.credential_env[i]);
+                 }
+             }},
             {"session_dirs",
              [&](const YAML::Node& n, const std::string& k) {
                  profile.session_dirs = r.string_list(n, k);
@@ -319,6 +342,39 @@ void check_grants_against_hidden(const ConfigReader& r, const YAML::Node& root, 
     }
 }
 
+// A provider session directory is mounted read-write for its owner. One
+// below a read-only grant would be shadowed or re-exposed by it, and one
+// that contains a grant would mount every owner's copy of the granted path
+// writable (and a grant below an owner's directory mounts that owner's
+// files into every session). Checked against every grant, whichever adapter
+// it belongs to; runs after parsing, so every node looked up here exists.
+void check_session_dirs_against_grants(const ConfigReader& r, const YAML::Node& root, const Config& config)
+{
+    std::vector<std::pair<std::string, std::string>> grants; // path, where it was granted
+    for (const auto& grant : config.read_only_paths) {
+        grants.emplace_back(grant, "sandbox.read_only_paths");
+    }
+    for (const auto& [name, profile] : config.adapters) {
+        for (const auto& grant : profile.read_only_paths) {
+            grants.emplace_back(grant, "adapters." + name + ".read_only_paths");
+        }
+    }
+    for (const auto& [name, profile] : config.adapters) {
+        const auto nodes = root["adapters"][name]["session_dirs"];
+        for (std::size_t i = 0; i < profile.session_dirs.size(); ++i) {
+            const auto& path_template = profile.session_dirs[i];
+            for (const auto& [grant, where] : grants) {
+                if (!owner_template_overlaps(path_template, grant)) {
+                    continue;
+                }
+                r.error_at(nodes[i], "adapters." + name + ".session_dirs",
+                           "session directory " + path_template + " lies under or contains the read-only grant " +
+                               grant + " (" + where + ")");
+            }
+        }
+    }
+}
+
 // Counts documents without building nodes, stopping at the second:
 // YAML::LoadAll never returns on some malformed inputs (found by
 // tests/fuzz/config_fuzz.cpp), because yaml-cpp keeps reporting empty
@@ -359,6 +415,42 @@ std::string expand_owner_template(const std::string& path_template, const std::s
         path.replace(at, kOwnerPlaceholder.size(), owner);
     }
     return path;
+}
+
+bool owner_template_overlaps(const std::string& path_template, const std::string& path)
+{
+    const auto at = path_template.find(kOwnerPlaceholder);
+    if (at == std::string::npos) {
+        return paths_overlap(path_template, path);
+    }
+    // The components before the one holding {owner} are the same for every
+    // owner; the owner can only vary that one component.
+    const auto start = path_template.rfind('/', at);
+    const auto end = path_template.find('/', at);
+    const std::string parent = start == 0 ? "/" : path_template.substr(0, start);
+    if (path_is_within(parent, path)) {
+        return true; // every owner's directory lies within `path`
+    }
+    if (!path_is_within(path, parent)) {
+        return false;
+    }
+    const auto rest = std::string_view(path).substr(parent == "/" ? 1 : parent.size() + 1);
+    const auto component = rest.substr(0, rest.find('/'));
+    const auto prefix = std::string_view(path_template).substr(start + 1, at - start - 1);
+    const auto after = at + kOwnerPlaceholder.size();
+    const auto suffix =
+        std::string_view(path_template).substr(after, end == std::string::npos ? std::string::npos : end - after);
+    if (component.size() <= prefix.size() + suffix.size() || !component.starts_with(prefix) ||
+        !component.ends_with(suffix)) {
+        return false;
+    }
+    const std::string owner(component.substr(prefix.size(), component.size() - prefix.size() - suffix.size()));
+    try {
+        validate_id(IdKind::Owner, owner);
+    } catch (const Error&) {
+        return false; // no owner's directory is named like that
+    }
+    return paths_overlap(expand_owner_template(path_template, owner), path);
 }
 
 std::uint64_t parse_byte_size(std::string_view text)
@@ -568,6 +660,7 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
         config.hidden_paths.push_back(config.snapshot_dir);
     }
     check_grants_against_hidden(r, root, config);
+    check_session_dirs_against_grants(r, root, config);
     return config;
 }
 

@@ -109,6 +109,11 @@ Config parse_config(std::string_view yaml_text, std::string_view source);
 // Expects a template that parse_config accepted.
 std::string expand_owner_template(const std::string& path_template, const std::string& owner);
 
+// True when the expansion of `path_template` for some valid owner id
+// overlaps `path` (lies within it or contains it). Expects an accepted
+// template and a validated absolute path.
+bool owner_template_overlaps(const std::string& path_template, const std::string& path);
+
 // "512M", "2G", "1024", "64K" -> bytes. Throws std::invalid_argument.
 std::uint64_t parse_byte_size(std::string_view text);
 

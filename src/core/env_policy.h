@@ -22,7 +22,20 @@ bool is_operational_env_name(std::string_view name);
 // config sets sandbox.proxy_env.
 bool is_proxy_env_name(std::string_view name);
 
-// Names refused even when an adapter profile lists them.
+// Names that change which TLS peers a client trusts or whether it checks
+// them at all (CA bundle paths, "verify off" switches, OpenSSL
+// configuration, key logging), in the spellings Node, OpenSSL, Python,
+// curl, git, pip, npm, cargo and the AWS SDKs read. A worker that could set
+// one could point the agent's API traffic, credentials included, at a
+// man in the middle. Proxy names are not in this list: they redirect
+// traffic but cannot make a client accept a certificate it would refuse
+// (they are governed by sandbox.proxy_env).
+bool is_tls_weakening_env_name(std::string_view name);
+
+// Names refused even when an adapter profile lists them (a config that
+// lists one in credential_env is refused at load): loader and bus names,
+// interpreter hooks, proxies (unless sandbox.proxy_env) and every
+// TLS-weakening name.
 bool is_forbidden_env_name(std::string_view name);
 
 // Validates request variables for `adapter` and returns the complete

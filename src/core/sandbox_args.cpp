@@ -54,7 +54,18 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const Sandbox
         add({"--symlink", link.target, link.path});
     }
     add({"--proc", "/proc", "--dev", "/dev"});
-    add({"--size", std::to_string(layout.tmp_size_bytes), "--perms", "1777", "--tmpfs", "/tmp"});
+    const auto tmp_size = std::to_string(layout.tmp_size_bytes);
+    add({"--size", tmp_size, "--perms", "1777", "--tmpfs", "/tmp"});
+    // POSIX shared memory and semaphores (sem_open, Python's
+    // multiprocessing) need a writable /dev/shm; it gets its own sized tmpfs
+    // so that /dev itself can be read-only.
+    add({"--size", tmp_size, "--perms", "1777", "--tmpfs", "/dev/shm"});
+    // bwrap's root and /dev are tmpfs mounts without a size, owned by the
+    // session user inside its user namespace: writable, and an unbounded
+    // way around tmp_size. Every directory bwrap created for a mount point
+    // lies on them, so both are made read-only after the last mount.
+    // Non-recursive: the binds and tmpfs mounts on them keep their modes.
+    add({"--remount-ro", "/dev", "--remount-ro", "/"});
     add({"--chdir", layout.working_dir});
     args.emplace_back("--");
     args.insert(args.end(), agent_argv.begin(), agent_argv.end());
@@ -98,6 +109,32 @@ std::string bwrap_args_data(const std::vector<std::string>& planned_argv, const 
     append("--seccomp");
     append(std::to_string(seccomp_fd));
     return data;
+}
+
+std::vector<std::string> bind_from_descriptors(const std::vector<std::string>& planned_argv,
+                                               const std::map<std::string, int>& descriptors)
+{
+    const auto separator = agent_separator(planned_argv);
+    std::vector<std::string> out(planned_argv.begin(), separator);
+    std::size_t replaced = 0;
+    for (std::size_t i = 1; i + 2 < out.size(); ++i) {
+        if (out[i] != "--bind" || out[i + 1] != out[i + 2]) {
+            continue;
+        }
+        const auto fd = descriptors.find(out[i + 1]);
+        if (fd == descriptors.end()) {
+            continue;
+        }
+        out[i] = "--bind-fd";
+        out[i + 1] = std::to_string(fd->second);
+        ++replaced;
+        i += 2;
+    }
+    if (replaced != descriptors.size()) {
+        fail(ErrorKind::LaunchFailed, "a checked directory has no read-write mount in the sandbox plan");
+    }
+    out.insert(out.end(), separator, planned_argv.end());
+    return out;
 }
 
 std::vector<std::string> bwrap_exec_argv(const std::vector<std::string>& planned_argv, int args_fd)

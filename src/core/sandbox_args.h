@@ -3,6 +3,7 @@
 // Mechanism (bwrap) stays separate from this policy, which is why the argv is
 // computed here as plain strings that unit tests can read.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,14 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const Sandbox
 // when it has no "--"; the first also when an environment entry has no '='.
 std::string bwrap_args_data(const std::vector<std::string>& planned_argv, const std::vector<std::string>& environment,
                             int seccomp_fd);
+
+// Replaces each planned "--bind PATH PATH" whose PATH is a key of
+// `descriptors` by "--bind-fd FD PATH": bwrap then mounts the directory
+// the descriptor refers to and checks after mounting that it got exactly
+// that one. Throws Error(LaunchFailed) when a PATH has no planned
+// read-write bind (the launcher would otherwise bind something by name).
+std::vector<std::string> bind_from_descriptors(const std::vector<std::string>& planned_argv,
+                                               const std::map<std::string, int>& descriptors);
 
 // bwrap --args FD -- agent argv...
 std::vector<std::string> bwrap_exec_argv(const std::vector<std::string>& planned_argv, int args_fd);

@@ -120,6 +120,15 @@ std::vector<std::string> owner_session_dirs(const Config& config, const AdapterP
                      "session directory " + dir + " overlaps " + absent + ", which sessions must never see");
             }
         }
+        // Refused at load already (config.cpp); kept here so a plan can
+        // never mount a writable directory over or under a read-only grant.
+        auto grants = config.read_only_paths;
+        grants.insert(grants.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
+        for (const auto& grant : grants) {
+            if (paths_overlap(dir, grant)) {
+                fail(ErrorKind::InvalidPath, "session directory " + dir + " overlaps the read-only path " + grant);
+            }
+        }
         dirs.push_back(std::move(dir));
     }
     return dirs;

@@ -3,6 +3,7 @@
 // the transient unit (non-secret, world-readable) and the launch spec the
 // launcher claims over the bus (may carry the adapter's credentials).
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -40,8 +41,20 @@ struct PrivateDirs {
     std::vector<std::string> relative;
 };
 
+// A directory the helper checked before starting the unit (a requested
+// workspace, a provider session directory), by the identity it had then.
+// The launcher opens it again, refuses it unless it is the same directory,
+// and has bwrap bind that descriptor (--bind-fd) instead of the path name,
+// so swapping a path component after the check changes nothing.
+struct CheckedDir {
+    std::string path;
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+};
+
 struct LaunchSpec {
     std::vector<std::string> bwrap_argv;
+    std::vector<CheckedDir> checked_dirs;
     std::vector<std::string> environment;
     SeccompPolicy seccomp;
     PrivateDirs dirs;

@@ -121,11 +121,13 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
         core::add_journal_field(plan.properties, std::string(kWorkerField) + "=" + worker);
         // Provider session directories hold state the owner's earlier runs
         // left; they are never created, moved or copied here, only mounted.
+        // The launcher binds each from a descriptor of the very directory
+        // checked here, never by name again (see core::CheckedDir).
         for (const auto& dir : plan.session_dirs) {
-            sys::check_owned_directory(dir, user->uid, "session directory");
+            plan.launch.checked_dirs.push_back(sys::check_owned_directory(dir, user->uid, "session directory"));
         }
         if (!workspace.empty()) {
-            sys::check_owned_directory(plan.workspace, user->uid, "workspace");
+            plan.launch.checked_dirs.push_back(sys::check_owned_directory(plan.workspace, user->uid, "workspace"));
         }
 
         // A session this helper already watches is busy; replacing its
@@ -262,7 +264,7 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
 }
 
 std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<ManagerService::SeccompRuleWire>, bool,
-           std::string, std::vector<std::string>, std::string>
+           std::string, std::vector<std::string>, std::string, std::vector<ManagerService::CheckedDirWire>>
 ManagerService::Claim(const std::string& token)
 {
     touch();
@@ -282,8 +284,12 @@ ManagerService::Claim(const std::string& token)
             }
             rules.emplace_back(rule.name, rule.errno_value, when);
         }
+        std::vector<CheckedDirWire> checked;
+        for (const auto& dir : spec->checked_dirs) {
+            checked.emplace_back(dir.path, dir.device, dir.inode);
+        }
         return std::make_tuple(spec->bwrap_argv, spec->environment, rules, spec->seccomp.kill_foreign_abis,
-                               spec->dirs.base, spec->dirs.relative, spec->admission.queue_dir);
+                               spec->dirs.base, spec->dirs.relative, spec->admission.queue_dir, checked);
     });
 }
 

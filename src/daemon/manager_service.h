@@ -50,8 +50,10 @@ private:
     // Launcher.Claim's a(sia(utt)): (name, errno, [(argument index, mask, value)]).
     using ArgumentMatchWire = sdbus::Struct<uint32_t, uint64_t, uint64_t>;
     using SeccompRuleWire = sdbus::Struct<std::string, int32_t, std::vector<ArgumentMatchWire>>;
+    // Launcher.Claim's a(stt): (path, device, inode) of each checked directory.
+    using CheckedDirWire = sdbus::Struct<std::string, uint64_t, uint64_t>;
     std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<SeccompRuleWire>, bool, std::string,
-               std::vector<std::string>, std::string>
+               std::vector<std::string>, std::string, std::vector<CheckedDirWire>>
     Claim(const std::string& token) override;
     void ReportWaiting(const uint32_t& ahead) override;
 

@@ -60,7 +60,7 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
     try {
         auto connection = sdbus::createSystemBusConnection();
         LauncherProxy proxy(*connection);
-        const auto [argv, env, rules, kill_foreign, base, dirs, admission_queue] = proxy.Claim(token);
+        const auto [argv, env, rules, kill_foreign, base, dirs, admission_queue, checked] = proxy.Claim(token);
         core::LaunchSpec spec;
         spec.bwrap_argv = argv;
         spec.environment = env;
@@ -82,6 +82,9 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
         spec.seccomp.kill_foreign_abis = kill_foreign;
         spec.dirs = {base, dirs};
         spec.admission.queue_dir = admission_queue;
+        for (const auto& dir : checked) {
+            spec.checked_dirs.push_back({dir.get<0>(), dir.get<1>(), dir.get<2>()});
+        }
         return spec;
     } catch (const sdbus::Error& e) {
         fail(ErrorKind::LaunchFailed, "claiming the launch spec failed: " + e.getName() + ": " + e.getMessage());

@@ -17,7 +17,9 @@
 
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -50,6 +52,17 @@ int main(int argc, char** argv)
         auto turn = nr::launcher::take_turn(spec);
         const auto become_sandbox = [&spec] {
             nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
+            // The helper checked these directories by walking their path;
+            // bind exactly those, from descriptors, not whatever the path
+            // names now. bwrap closes each after its mount.
+            std::vector<nr::sys::UniqueFd> checked;
+            std::map<std::string, int> descriptors;
+            for (const auto& dir : spec.checked_dirs) {
+                checked.push_back(nr::sys::open_checked_directory(dir));
+                nr::sys::keep_across_exec(checked.back().get(), "checked directory");
+                descriptors[dir.path] = checked.back().get();
+            }
+            const auto planned = nr::core::bind_from_descriptors(spec.bwrap_argv, descriptors);
             // After the last bus call: the helper's socket is a path socket, but
             // nothing the launcher needs lies outside the domain from here on.
             nr::sys::scope_abstract_sockets_and_signals();
@@ -58,11 +71,10 @@ int main(int argc, char** argv)
             // Options and the agent's environment (credentials included) go to
             // bwrap through a sealed memfd, never through bwrap's own argv or
             // environment, which stay readable as /proc/<pid>/{cmdline,environ}.
-            auto args =
-                nr::sys::sealed_memfd("native-runtime-bwrap-args",
-                                      nr::core::bwrap_args_data(spec.bwrap_argv, spec.environment, filter.get()));
+            auto args = nr::sys::sealed_memfd("native-runtime-bwrap-args",
+                                              nr::core::bwrap_args_data(planned, spec.environment, filter.get()));
             nr::sys::keep_across_exec(args.get(), "bwrap options");
-            nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(spec.bwrap_argv, args.get()), {});
+            nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(planned, args.get()), {});
         };
         if (turn) {
             nr::launcher::run_holding_turn(std::move(*turn), spec.environment, become_sandbox);

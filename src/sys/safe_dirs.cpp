@@ -74,7 +74,7 @@ UniqueFd open_directory_no_symlinks(const std::string& path, uid_t owner_uid)
     return current;
 }
 
-void check_owned_directory(const std::string& path, uid_t uid, const std::string& what)
+core::CheckedDir check_owned_directory(const std::string& path, uid_t uid, const std::string& what)
 {
     const auto fd = open_directory_no_symlinks(path, uid);
     const auto st = stat_fd(fd.get(), path);
@@ -84,6 +84,18 @@ void check_owned_directory(const std::string& path, uid_t uid, const std::string
     if (writable_by_others(st)) {
         fail(ErrorKind::InvalidPath, what + " " + path + " is group- or world-writable");
     }
+    return {path, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+UniqueFd open_checked_directory(const core::CheckedDir& checked)
+{
+    auto fd = open_directory_no_symlinks(checked.path, geteuid());
+    const auto st = stat_fd(fd.get(), checked.path);
+    if (static_cast<std::uint64_t>(st.st_dev) != checked.device ||
+        static_cast<std::uint64_t>(st.st_ino) != checked.inode) {
+        fail(ErrorKind::InvalidPath, checked.path + " is no longer the directory the helper checked");
+    }
+    return fd;
 }
 
 void ensure_private_dirs(const std::string& base, const std::vector<std::string>& relative)

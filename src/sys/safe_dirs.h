@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "core/session_plan.h"
 #include "sys/unique_fd.h"
 
 namespace nr::sys {
@@ -19,9 +20,16 @@ UniqueFd open_directory_no_symlinks(const std::string& path, uid_t owner_uid);
 
 // A directory the session will get read-write (a requested workspace, a
 // provider session directory): reachable without symlinks, owned by `uid`,
-// not writable by group or others. `what` names it in errors. Throws
+// not writable by group or others. `what` names it in errors. Returns its
+// identity as checked, which the launcher later insists on. Throws
 // InvalidPath.
-void check_owned_directory(const std::string& path, uid_t uid, const std::string& what);
+core::CheckedDir check_owned_directory(const std::string& path, uid_t uid, const std::string& what);
+
+// The launcher's side: opens `checked.path` again with the same walk, as
+// the calling user, and returns the descriptor only if it is the directory
+// the helper checked (same device and inode). Throws InvalidPath otherwise,
+// e.g. when a path component was swapped in between.
+UniqueFd open_checked_directory(const core::CheckedDir& checked);
 
 // Creates base/relative[i] component by component as the calling user with
 // mode 0700. Existing components must be directories owned by the caller and

@@ -20,8 +20,10 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
@@ -106,6 +108,24 @@ int verb_write(const std::string& path)
     if (fd >= 0) {
         close(fd);
     }
+    return 0;
+}
+
+// Swaps two names atomically (renameat2 RENAME_EXCHANGE) as fast as it can
+// for `seconds`: the worker-side attacker that races the helper's check of
+// a workspace against the sandbox's bind of it.
+int verb_exchange_loop(const std::string& a, const std::string& b, const std::string& seconds)
+{
+    const auto end = std::time(nullptr) + std::stol(seconds);
+    long swaps = 0;
+    while (std::time(nullptr) < end) {
+        if (syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
+            std::cout << "exchange=" << errno_name(errno) << '\n';
+            return 1;
+        }
+        ++swaps;
+    }
+    std::cout << "exchange=ok\nswaps=" << swaps << '\n';
     return 0;
 }
 
@@ -293,7 +313,8 @@ int main(int argc, char** argv)
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | "
-                     "fds | connect HOST PORT | udp HOST PORT | connect-abstract NAME | env-has NAME | "
+                     "fds | exchange-loop A B SECONDS | connect HOST PORT | udp HOST PORT | connect-abstract NAME | "
+                     "env-has NAME | "
                      "try NAME... | try-invalid NAME...\n";
         return 2;
     }
@@ -303,6 +324,9 @@ int main(int argc, char** argv)
     }
     if (verb == "write" && args.size() == 2) {
         return verb_write(args[1]);
+    }
+    if (verb == "exchange-loop" && args.size() == 4) {
+        return verb_exchange_loop(args[1], args[2], args[3]);
     }
     if (verb == "listen") {
         return verb_listen();

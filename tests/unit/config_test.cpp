@@ -711,6 +711,60 @@ TEST(ASessionDirTemplate, MustNameTheOwnerExactlyOnce)
     EXPECT_EQ(expand_owner_template(c.adapters.at("claude").session_dirs.at(0), "alice"), "/srv/codex/alice/sessions");
 }
 
+TEST(ASessionDirTemplateBelowAReadOnlyGrant, IsRejectedAtItsLine)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "    session_dirs: ['/usr/share/sessions/{owner}']\n", 8,
+                        "adapters.claude.session_dirs", "lies under or contains the read-only grant /usr");
+    EXPECT_CONFIG_ERROR(kMinimal + "    read_only_paths: [/srv/sessions]\n"
+                                   "    session_dirs:\n"
+                                   "      - /var/lib/state/{owner}\n"
+                                   "      - /srv/sessions/{owner}/codex\n",
+                        11, "adapters.claude.session_dirs", "/srv/sessions (adapters.claude.read_only_paths)");
+}
+
+TEST(ASessionDirTemplateContainingAReadOnlyGrant, IsRejectedAtItsLine)
+{
+    // Owner "agents" would get /srv/agents, which holds the shared grant.
+    EXPECT_CONFIG_ERROR(kMinimal + "    read_only_paths: [/srv/agents/shared]\n"
+                                   "    session_dirs: ['/srv/{owner}']\n",
+                        9, "adapters.claude.session_dirs", "/srv/agents/shared");
+    // A grant of one owner's directory would put it into every session.
+    EXPECT_CONFIG_ERROR(kMinimal + "    read_only_paths: [/srv/sessions/alice]\n"
+                                   "    session_dirs: ['/srv/sessions/{owner}/state']\n",
+                        9, "adapters.claude.session_dirs", "/srv/sessions/alice");
+}
+
+TEST(ASessionDirTemplateOverlappingAnotherAdaptersGrant, IsRejectedToo)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "    session_dirs: ['/opt/codex/{owner}']\n"
+                                   "  codex:\n"
+                                   "    executable: /opt/codex/bin/codex\n"
+                                   "    read_only_paths: [/opt/codex]\n",
+                        8, "adapters.claude.session_dirs", "/opt/codex (adapters.codex.read_only_paths)");
+}
+
+TEST(ASessionDirTemplateBesideTheGrants, IsAccepted)
+{
+    const auto c =
+        parse(kMinimal + "    read_only_paths: [/srv/agents/shared, /srv/a-b, /srv/sessions-ro]\n"
+                         "    session_dirs: ['/srv/sessions/{owner}', '/srv/x{owner}', '/srv/agents/{owner}.d']\n");
+    EXPECT_EQ(c.adapters.at("claude").session_dirs.size(), 3U);
+}
+
+TEST(OwnerTemplateOverlaps, MatchesOnlyExpansionsForValidOwnerIds)
+{
+    EXPECT_TRUE(owner_template_overlaps("/srv/s/{owner}", "/srv"));
+    EXPECT_TRUE(owner_template_overlaps("/srv/s/{owner}", "/srv/s"));
+    EXPECT_TRUE(owner_template_overlaps("/srv/s/{owner}", "/srv/s/alice/x"));
+    EXPECT_TRUE(owner_template_overlaps("/srv/s/p-{owner}-q/x", "/srv/s/p-alice-q"));
+    EXPECT_TRUE(owner_template_overlaps("/{owner}", "/usr"));
+    EXPECT_FALSE(owner_template_overlaps("/srv/s/p-{owner}-q/x", "/srv/s/p-alice-q/y"));
+    EXPECT_FALSE(owner_template_overlaps("/srv/s/p-{owner}-q", "/srv/s/p--q")); // empty owner
+    EXPECT_FALSE(owner_template_overlaps("/srv/s/{owner}", "/srv/s/-alice"));   // not an owner id
+    EXPECT_FALSE(owner_template_overlaps("/srv/s/{owner}", "/srv/t"));
+    EXPECT_FALSE(owner_template_overlaps("/srv/s/{owner}", "/srv/st/alice"));
+}
+
 TEST(AnAdaptersLimits, OverrideTheGlobalOnesKeyByKey)
 {
     const auto c = parse(kMinimal + "    limits: {runtime_max_sec: 2, tmp_size: 4M}\n"
@@ -731,4 +785,24 @@ TEST(AnAdapterWithoutLimits, UsesTheGlobalOnes)
 TEST(AnUnknownKeyInAnAdaptersLimits, IsRejectedNamingIt)
 {
     EXPECT_CONFIG_ERROR(kMinimal + "    limits: {cpu: 5}\n", 8, "adapters.claude.limits.cpu", "unknown key");
+}
+
+TEST(AConfigListingATlsWeakeningNameAsACredential, IsRejectedAtTheEntrysLine)
+{
+    for (const char* name :
+         {"NODE_TLS_REJECT_UNAUTHORIZED", "SSL_CERT_FILE", "GIT_SSL_NO_VERIFY", "REQUESTS_CA_BUNDLE"}) {
+        SCOPED_TRACE(name);
+        EXPECT_CONFIG_ERROR(kMinimal + "    credential_env:\n      - ANTHROPIC_API_KEY\n      - " + name + "\n", 10,
+                            "adapters.claude.credential_env", "weakens TLS verification");
+    }
+    const auto control = parse(kMinimal + "    credential_env:\n      - ANTHROPIC_API_KEY\n");
+    EXPECT_THAT(control.adapters.at("claude").credential_env, ElementsAre("ANTHROPIC_API_KEY"));
+}
+
+TEST(AConfigListingAnotherForbiddenNameAsACredential, IsRejectedAtLoad)
+{
+    EXPECT_CONFIG_ERROR(kMinimal + "    credential_env: [LD_PRELOAD]\n", 8, "adapters.claude.credential_env",
+                        "forbidden environment name");
+    EXPECT_CONFIG_ERROR(kMinimal + "    credential_env: [HTTPS_PROXY]\n", 8, "adapters.claude.credential_env",
+                        "sandbox.proxy_env");
 }

@@ -241,3 +241,40 @@ TEST(ProxyVariables, AreRefusedUnlessTheConfigAllowsThem)
                 Contains("https_proxy=http://proxy:3128"));
     NR_EXPECT_REFUSED(still, ErrorKind::InvalidEnvironment, build_with(c, {{"LD_PRELOAD", "/x.so"}}));
 }
+
+TEST(TlsWeakeningVariables, AreRefusedEvenForAnAdapterThatListsThemAndWithProxiesAllowed)
+{
+    const std::vector<std::string> names{"NODE_TLS_REJECT_UNAUTHORIZED",
+                                         "NODE_EXTRA_CA_CERTS",
+                                         "SSL_CERT_FILE",
+                                         "SSL_CERT_DIR",
+                                         "REQUESTS_CA_BUNDLE",
+                                         "CURL_CA_BUNDLE",
+                                         "GIT_SSL_NO_VERIFY",
+                                         "GIT_SSL_CAINFO",
+                                         "GIT_SSL_CAPATH",
+                                         "PIP_CERT",
+                                         "OPENSSL_CONF",
+                                         "SSLKEYLOGFILE",
+                                         "npm_config_strict_ssl",
+                                         "GIT_CONFIG_COUNT"};
+    auto c = config();
+    c.proxy_env = true;
+    auto& claude = c.adapters.at("claude");
+    claude.credential_env.insert(claude.credential_env.end(), names.begin(), names.end());
+    claude.credential_env.emplace_back("NR_CONTROL_NAME");
+    EXPECT_THAT(build_with(c, {{"NR_CONTROL_NAME", "1"}}), Contains("NR_CONTROL_NAME=1")) << "control";
+    for (const auto& name : names) {
+        SCOPED_TRACE(name);
+        EXPECT_TRUE(is_tls_weakening_env_name(name));
+        NR_EXPECT_REFUSED(e, ErrorKind::InvalidEnvironment, build_with(c, {{name, "0"}}));
+        EXPECT_THAT(e->what(), HasSubstr(name + " may not be set"));
+    }
+}
+
+TEST(IsTlsWeakeningEnvName, LeavesProxiesAndCredentialsToTheirOwnRules)
+{
+    EXPECT_FALSE(is_tls_weakening_env_name("HTTPS_PROXY"));
+    EXPECT_FALSE(is_tls_weakening_env_name("ANTHROPIC_API_KEY"));
+    EXPECT_FALSE(is_tls_weakening_env_name("SSL_CERT")); // not a name any client reads
+}

@@ -221,6 +221,31 @@ TEST(TheSandbox, GetsItsOwnProcDevAndSizedTmp)
     EXPECT_TRUE(has_slice(options, {"--size", "268435456", "--perms", "1777", "--tmpfs", "/tmp"}));
 }
 
+TEST(TheSandboxRootAndDev, AreRemountedReadOnlyAfterTheLastMount)
+{
+    const auto options = options_of(argv_for(layout()));
+    const auto root = find_slice(options, {"--remount-ro", "/"});
+    const auto dev = find_slice(options, {"--remount-ro", "/dev"});
+    ASSERT_TRUE(root.has_value());
+    ASSERT_TRUE(dev.has_value());
+    // Every option that mounts something or creates a mount point on the
+    // root (or /dev) comes before the remounts.
+    const std::set<std::string> mounting{"--bind", "--ro-bind", "--bind-fd", "--symlink",
+                                         "--proc", "--dev",     "--tmpfs",   "--dir"};
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        if (mounting.contains(options[i])) {
+            EXPECT_LT(i, *dev) << options[i] << " " << options[i + 1];
+            EXPECT_LT(i, *root) << options[i] << " " << options[i + 1];
+        }
+    }
+}
+
+TEST(DevShm, IsItsOwnSizedTmpfsSoDevCanBeReadOnly)
+{
+    EXPECT_TRUE(
+        has_slice(options_of(argv_for(layout())), {"--size", "268435456", "--perms", "1777", "--tmpfs", "/dev/shm"}));
+}
+
 TEST(TheTmpSize, ComesFromTheLayout)
 {
     auto l = layout();
@@ -255,9 +280,10 @@ TEST(TheOptions, AppearInTheDocumentedOrder)
                             "/var/lib/nr/native-runtime/alice/chats/c1/workspace", "--bind",
                             "/var/lib/nr/native-runtime/alice/home", "/var/lib/nr/native-runtime/alice/home",
                             "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--proc", "/proc", "--dev",
-                            "/dev", "--size", "268435456", "--perms", "1777", "--tmpfs", "/tmp", "--chdir",
-                            "/var/lib/nr/native-runtime/alice/chats/c1/workspace", "--", "/usr/bin/claude", "--print",
-                            "hi"));
+                            "/dev", "--size", "268435456", "--perms", "1777", "--tmpfs", "/tmp", "--size", "268435456",
+                            "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/",
+                            "--chdir", "/var/lib/nr/native-runtime/alice/chats/c1/workspace", "--", "/usr/bin/claude",
+                            "--print", "hi"));
 }
 
 namespace {
@@ -302,4 +328,33 @@ TEST(APlannedCommandWithoutSeparator, IsRefusedRatherThanGuessed)
 TEST(AnEnvironmentEntryWithoutEquals, IsRefused)
 {
     NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bwrap_args_data(kPlanned, {"NOVALUE"}, 3));
+}
+
+TEST(BindFromDescriptors, ReplacesTheCheckedDirectorysBindByItsDescriptor)
+{
+    const auto planned = argv_for(layout());
+    const std::string ws = "/var/lib/nr/native-runtime/alice/chats/c1/workspace";
+    const auto argv = bind_from_descriptors(planned, {{ws, 9}});
+    EXPECT_TRUE(has_slice(options_of(argv), {"--bind-fd", "9", ws}));
+    EXPECT_FALSE(has_slice(options_of(argv), {"--bind", ws, ws}));
+    // Everything else, including the other read-write bind and the agent
+    // argv after "--", is unchanged.
+    EXPECT_TRUE(has_slice(options_of(argv), {"--bind", "/var/lib/nr/native-runtime/alice/home",
+                                             "/var/lib/nr/native-runtime/alice/home"}));
+    EXPECT_EQ(argv.size(), planned.size());
+    EXPECT_TRUE(std::equal(kAgent.rbegin(), kAgent.rend(), argv.rbegin()));
+}
+
+TEST(BindFromDescriptors, RefusesADirectoryThePlanDoesNotBindReadWrite)
+{
+    const auto planned = argv_for(layout());
+    NR_EXPECT_REFUSED(unplanned, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/srv/elsewhere", 9}}));
+    NR_EXPECT_REFUSED(read_only, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/usr", 9}}));
+}
+
+TEST(BindFromDescriptors, NeverTouchesTheAgentsArgv)
+{
+    const Argv agent{"/usr/bin/claude", "--bind", "/srv/x", "/srv/x"};
+    const auto planned = bwrap_argv("/usr/bin/bwrap", layout(), agent);
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/srv/x", 9}}));
 }
