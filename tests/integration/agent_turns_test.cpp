@@ -524,3 +524,60 @@ TEST(AClaudeCodeConversation, ResumesInItsOwnSessionAfterAnotherOwnersTurnAndIsN
     EXPECT_FALSE(contains(b2.out, "TURN-A1")) << b2.out;
     EXPECT_FALSE(contains(endpoint.exchanges(), R"(["TURN-A1", "TURN-B2"])")) << "B never saw A's conversation";
 }
+
+// --- ACP: a real ACP agent driven over the session's stdio ----------------
+
+// Zed's codex-acp (from npm) runs in a session; the ACP client
+// (acp_client.py, a small client of our own: the SDK is a TypeScript library
+// and the harness drives everything else from Python or C++) runs on the
+// worker side and speaks to it through `native-runtimectl run`'s stdin and
+// stdout: initialize, session/new, a prompt with streamed session/update
+// notifications, then a prompt cancelled at its first tool call.
+TEST(AnAcpAgentInASession, InitializesPromptsStreamsUpdatesAndCancelsOverTheWorkersStdio)
+{
+    const ModelEndpoint endpoint("openai", random_key("sk-synthetic-openai-"));
+    endpoint.script({write_and_read("acp"), {"TURN-SLOW", {"sleep 30; echo slept"}, "should not get here"}});
+    std::vector<std::string> agent{"codex-acp"};
+    const auto config = codex_config(endpoint);
+    agent.insert(agent.end(), config.begin(), config.end());
+    std::vector<std::string> argv{"/usr/bin/python3",
+                                  NR_ACP_CLIENT,
+                                  "--cwd",
+                                  workspace_of("acp", "acp-turn"),
+                                  "--prompt",
+                                  std::string(kWriteAndRead) + " now",
+                                  "--cancel-prompt",
+                                  "TURN-SLOW now",
+                                  "--"};
+    const auto worker = as_user(kWorker, {kCtl, "run", "--owner", "acp", "--chat", "acp-turn", "--adapter", "codex-acp",
+                                          "--env", "OPENAI_API_KEY", "--"});
+    argv.insert(argv.end(), worker.begin(), worker.end());
+    argv.insert(argv.end(), agent.begin(), agent.end());
+    const auto outcome = run(argv, with_env({"OPENAI_API_KEY=" + endpoint.key()}));
+    transcript("ACP (codex-acp) prompt and cancel", endpoint, outcome);
+    std::cout << "acp client stderr:\n" << outcome.err << "\n";
+
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    const auto steps = outcome.out;
+    EXPECT_TRUE(contains(steps, "step=initialize protocol=1 error=False")) << steps;
+    EXPECT_TRUE(contains(steps, "step=session/new ok=1")) << steps;
+    EXPECT_TRUE(contains(steps, "step=prompt stop=end_turn")) << steps;
+    EXPECT_TRUE(std::regex_search(steps, std::regex("kinds=[^\\n]*tool_call,[^\\n]*agent_message_chunk"))) << steps;
+    EXPECT_TRUE(contains(steps, R"(\n[tool 1] exit=0 nrworker\n[tool 2] exit=0 made-by-acp\n)")) << steps;
+    EXPECT_EQ(read_file(workspace_of("acp", "acp-turn") + "/agent-note.txt"), "made-by-acp\n");
+    EXPECT_TRUE(contains(steps, "step=cancel sent=1 stop=cancelled")) << steps;
+    // The cancelled command's result never reached the endpoint: one request
+    // for that turn (the one that asked for the command), none after it.
+    const auto log = endpoint.exchanges();
+    std::size_t slow_requests = 0;
+    for (auto at = log.find(R"("marker": "TURN-SLOW")"); at != std::string::npos;
+         at = log.find(R"("marker": "TURN-SLOW")", at + 1)) {
+        ++slow_requests;
+    }
+    EXPECT_EQ(slow_requests, 1U) << log;
+    expect_all_authorized(endpoint);
+    // When the client is done with it, nothing of the session stays.
+    EXPECT_TRUE(eventually(30, [] {
+        return run({"systemctl", "is-active", "--quiet", "native-runtime-acp-acp-turn.service"}).status != 0;
+    }));
+}
