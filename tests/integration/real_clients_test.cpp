@@ -23,7 +23,7 @@ constexpr const char* kOwner = "realclients";
 // client must report about itself.
 std::string installed_version(const std::string& client, const std::string& package)
 {
-    const auto manifest = std::string(kClients) + "/" + client + "/lib/node_modules/" + package + "/package.json";
+    const auto manifest = std::string(kClients) + "/" + client + "/node_modules/" + package + "/package.json";
     std::ifstream in(manifest);
     std::stringstream text;
     text << in.rdbuf();
