@@ -1,6 +1,7 @@
 #include "sys/effective_properties.h"
 
 #include "core/error.h"
+#include "sys/bus_compat.h"
 #include "sys/systemd_manager.h"
 
 namespace nr::sys {
@@ -74,8 +75,7 @@ core::EffectiveProperties read_effective_properties(sdbus::IConnection& connecti
                                                     const std::string& type_interface,
                                                     const core::UnitProperties& planned)
 {
-    auto unit = sdbus::createProxy(connection, kSystemdService, unit_path);
-    unit->finishRegistration();
+    auto unit = make_proxy(connection, kSystemdService, unit_path);
     auto all = get_all(*unit, type_interface);
     all.merge(get_all(*unit, kUnitInterface));
 
