@@ -30,6 +30,11 @@ auto read_current_message(const sdbus::IObject& object, Read read)
 
 #if NR_SDBUS_CPP_MAJOR >= 2
 
+sdbus::Error bus_error(const std::string& name, const std::string& message)
+{
+    return sdbus::Error(sdbus::Error::Name{name}, message);
+}
+
 std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const std::string& service,
                                           const std::string& path)
 {
@@ -50,6 +55,11 @@ BusPoll bus_poll(const sdbus::IConnection& connection)
 }
 
 #else
+
+sdbus::Error bus_error(const std::string& name, const std::string& message)
+{
+    return sdbus::Error(name, message);
+}
 
 std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const std::string& service,
                                           const std::string& path)

@@ -28,6 +28,9 @@ using BusName = sdbus::ServiceName;
 using BusName = std::string;
 #endif
 
+// A D-Bus error reply named `name` (2.x wants the strong type Error::Name).
+sdbus::Error bus_error(const std::string& name, const std::string& message);
+
 // A proxy for `path` at `service` that uses `connection` (and its loop).
 std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const std::string& service,
                                           const std::string& path);

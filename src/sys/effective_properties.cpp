@@ -89,7 +89,7 @@ core::EffectiveProperties read_effective_properties(sdbus::IConnection& connecti
         try {
             effective.emplace(name, std::visit(Convert{found->second}, planned_value));
         } catch (const sdbus::Error&) {
-            effective.emplace(name, "(bus type " + found->second.peekValueType() + ")");
+            effective.emplace(name, std::string("(bus type ") + found->second.peekValueType() + ")");
         }
     }
     return effective;
