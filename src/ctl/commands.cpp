@@ -3,6 +3,7 @@
 #include "core/unit_name.h"
 #include "ctl/exit_status.h"
 #include "dbus/native_runtime_proxy.h"
+#include "sys/bus_compat.h"
 #include "sys/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
@@ -11,7 +12,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -35,7 +35,8 @@ struct Ended {
 class ManagerProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Manager_proxy> {
 public:
     ManagerProxy(sdbus::IConnection& connection, std::string watched_unit)
-        : ProxyInterfaces(connection, kBusName, kObjectPath), watched_unit_(std::move(watched_unit))
+        : ProxyInterfaces(connection, sys::BusName{kBusName}, sdbus::ObjectPath{kObjectPath}),
+          watched_unit_(std::move(watched_unit))
     {
         registerProxy();
     }
@@ -121,7 +122,7 @@ int termination_signal_fd()
 // one (bus activation) instead of waiting for a signal nobody will send.
 void revive_helper_if_gone(sdbus::IConnection& connection)
 {
-    auto bus = sdbus::createProxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
+    auto bus = sys::make_proxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     bool present = true;
     bus->callMethod("NameHasOwner").onInterface("org.freedesktop.DBus").withArguments(kBusName).storeResultsTo(present);
     if (!present) {
@@ -151,16 +152,16 @@ int run_session(const RunOptions& options)
         bool stop_requested = false;
         auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
         while (!manager.ended()) {
-            while (connection->processPendingRequest() && !manager.ended()) {
+            while (sys::process_pending(*connection) && !manager.ended()) {
             }
             if (manager.ended()) {
                 break;
             }
-            const auto poll_data = connection->getEventLoopPollData();
-            std::array<pollfd, 2> fds{pollfd{poll_data.fd, poll_data.events, 0}, pollfd{sigfd, POLLIN, 0}};
-            const int timeout = poll_data.getPollTimeout();
-            poll(fds.data(), fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
-            if ((fds[1].revents & POLLIN) != 0 && !stop_requested) {
+            auto wait = sys::bus_poll(*connection);
+            wait.fds.push_back(pollfd{sigfd, POLLIN, 0});
+            const int timeout = wait.timeout_ms;
+            poll(wait.fds.data(), wait.fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
+            if ((wait.fds.back().revents & POLLIN) != 0 && !stop_requested) {
                 signalfd_siginfo info{};
                 (void)read(sigfd, &info, sizeof info);
                 stop_requested = true;
@@ -178,7 +179,7 @@ int run_session(const RunOptions& options)
                 // The GetUnit call may have queued the end signal without
                 // dispatching it; only a unit that is gone with no end
                 // reported means the helper holding it died.
-                while (connection->processPendingRequest() && !manager.ended()) {
+                while (sys::process_pending(*connection) && !manager.ended()) {
                 }
                 if (!manager.ended()) {
                     std::cerr << "native-runtimectl: the session ended but its result was lost\n";

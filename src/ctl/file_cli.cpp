@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "ctl/exit_status.h"
 #include "dbus/native_runtime_files_proxy.h"
+#include "sys/bus_compat.h"
 #include "sys/receipt_store.h"
 
 #include <sdbus-c++/sdbus-c++.h>
@@ -25,7 +26,8 @@ constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
 
 class FilesProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Files_proxy> {
 public:
-    explicit FilesProxy(sdbus::IConnection& connection) : ProxyInterfaces(connection, kBusName, kObjectPath)
+    explicit FilesProxy(sdbus::IConnection& connection)
+        : ProxyInterfaces(connection, sys::BusName{kBusName}, sdbus::ObjectPath{kObjectPath})
     {
         registerProxy();
     }

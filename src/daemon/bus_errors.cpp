@@ -1,5 +1,7 @@
 #include "daemon/bus_errors.h"
 
+#include "sys/bus_compat.h"
+
 namespace nr::daemon {
 
 std::string bus_error_name(core::ErrorKind kind)
@@ -9,7 +11,7 @@ std::string bus_error_name(core::ErrorKind kind)
 
 sdbus::Error to_bus_error(const core::Error& error)
 {
-    return sdbus::Error(bus_error_name(error.kind()), error.what());
+    return sys::bus_error(bus_error_name(error.kind()), error.what());
 }
 
 } // namespace nr::daemon

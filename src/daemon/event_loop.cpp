@@ -1,6 +1,7 @@
 #include "daemon/event_loop.h"
 
 #include "daemon/manager_service.h"
+#include "sys/bus_compat.h"
 
 #include <algorithm>
 #include <csignal>
@@ -8,7 +9,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <system_error>
 
@@ -34,9 +34,8 @@ int signal_fd_for_termination()
     return fd;
 }
 
-int poll_timeout_ms(const sdbus::IConnection::PollData& poll_data)
+int poll_timeout_ms(int bus_timeout)
 {
-    const int bus_timeout = poll_data.getPollTimeout();
     return bus_timeout < 0 ? kHousekeepingIntervalMs : std::min(bus_timeout, kHousekeepingIntervalMs);
 }
 
@@ -46,19 +45,19 @@ void run_until_idle(sdbus::IConnection& connection, ManagerService& service)
 {
     const int sigfd = signal_fd_for_termination();
     for (;;) {
-        while (connection.processPendingRequest()) {
+        while (sys::process_pending(connection)) {
         }
         service.housekeeping();
         if (service.idle(std::chrono::steady_clock::now())) {
             break;
         }
-        const auto poll_data = connection.getEventLoopPollData();
-        std::array<pollfd, 2> fds{pollfd{poll_data.fd, poll_data.events, 0}, pollfd{sigfd, POLLIN, 0}};
-        const int rc = poll(fds.data(), fds.size(), poll_timeout_ms(poll_data));
+        auto wait = sys::bus_poll(connection);
+        wait.fds.push_back(pollfd{sigfd, POLLIN, 0});
+        const int rc = poll(wait.fds.data(), wait.fds.size(), poll_timeout_ms(wait.timeout_ms));
         if (rc < 0 && errno != EINTR) {
             throw std::system_error(errno, std::generic_category(), "poll");
         }
-        if ((fds[1].revents & POLLIN) != 0) {
+        if ((wait.fds.back().revents & POLLIN) != 0) {
             break;
         }
     }

@@ -6,6 +6,7 @@
 #include "core/ids.h"
 #include "core/relative_path.h"
 #include "daemon/bus_errors.h"
+#include "sys/bus_compat.h"
 #include "sys/digest.h"
 #include "sys/identity.h"
 #include "sys/receipt_store.h"
@@ -129,7 +130,7 @@ void validate_scope(const std::string& owner, const std::string& chat, const std
 } // namespace
 
 FileService::FileService(sdbus::IConnection& connection, core::Config config)
-    : AdaptorInterfaces(connection, kObjectPath), config_(std::move(config))
+    : AdaptorInterfaces(connection, sdbus::ObjectPath{kObjectPath}), config_(std::move(config))
 {
     registerAdaptor();
 }
@@ -141,11 +142,11 @@ FileService::~FileService()
 
 sys::FsCredentials FileService::authorize(const std::string& run_as_user) const
 {
-    const auto* message = getObject().getCurrentlyProcessedMessage();
-    if (message == nullptr) {
+    const auto uid = sys::caller_uid(getObject());
+    if (!uid) {
         fail(ErrorKind::AccessDenied, "no caller credentials");
     }
-    const auto caller = sys::lookup_caller(message->getCredsUid());
+    const auto caller = sys::lookup_caller(*uid);
     const auto name = core::decide_run_as_user(config_.callers, caller, run_as_user);
     const auto user = sys::lookup_user(name);
     if (!user) {

@@ -7,6 +7,7 @@
 #include "daemon/event_loop.h"
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"
+#include "sys/bus_compat.h"
 #include "sys/config_file.h"
 #include "version/version.h"
 
@@ -43,12 +44,12 @@ int main(int argc, char** argv)
         nr::daemon::FileService files(*connection, config);
         nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH);
         service.adopt_running_sessions();
-        connection->requestName(nr::daemon::kBusName);
+        connection->requestName(nr::sys::BusName{nr::daemon::kBusName});
         nr::daemon::run_until_idle(*connection, service);
         // Release first so the broker queues new calls for a fresh
         // activation, then answer whatever already reached this instance.
-        connection->releaseName(nr::daemon::kBusName);
-        while (connection->processPendingRequest()) {
+        connection->releaseName(nr::sys::BusName{nr::daemon::kBusName});
+        while (nr::sys::process_pending(*connection)) {
         }
         service.housekeeping();
         return 0;

@@ -8,6 +8,7 @@
 #include "core/session_plan.h"
 #include "core/unit_name.h"
 #include "daemon/bus_errors.h"
+#include "sys/bus_compat.h"
 #include "sys/effective_properties.h"
 #include "sys/host_facts.h"
 #include "sys/identity.h"
@@ -54,9 +55,9 @@ std::string unit_of_pid(pid_t pid)
 } // namespace
 
 ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path)
-    : AdaptorInterfaces(connection, kObjectPath), connection_(connection), config_(std::move(config)),
-      launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection), workers_(connection),
-      last_activity_(std::chrono::steady_clock::now())
+    : AdaptorInterfaces(connection, sdbus::ObjectPath{kObjectPath}), connection_(connection),
+      config_(std::move(config)), launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection),
+      workers_(connection), last_activity_(std::chrono::steady_clock::now())
 {
     systemd_.subscribe();
     registerAdaptor();
@@ -69,20 +70,20 @@ ManagerService::~ManagerService()
 
 uid_t ManagerService::caller_uid() const
 {
-    const auto* message = getObject().getCurrentlyProcessedMessage();
-    if (message == nullptr) {
+    const auto id = sys::caller_uid(getObject());
+    if (!id) {
         fail(ErrorKind::AccessDenied, "no caller credentials");
     }
-    return message->getCredsUid();
+    return *id;
 }
 
 pid_t ManagerService::caller_pid() const
 {
-    const auto* message = getObject().getCurrentlyProcessedMessage();
-    if (message == nullptr) {
+    const auto id = sys::caller_pid(getObject());
+    if (!id) {
         fail(ErrorKind::AccessDenied, "no caller credentials");
     }
-    return message->getCredsPid();
+    return *id;
 }
 
 void ManagerService::touch()
@@ -117,7 +118,11 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
         auto plan = core::plan_session(config_, request, *user, sys::observe_host(launcher_path_), token);
         // Recorded so that a later helper instance can still tie the session
         // to the connection that started it (see adopt_running_sessions).
-        const std::string worker = getObject().getCurrentlyProcessedMessage()->getSender();
+        const auto sender = sys::caller_bus_name(getObject());
+        if (!sender) {
+            fail(ErrorKind::AccessDenied, "no caller bus name");
+        }
+        const std::string& worker = *sender;
         core::add_journal_field(plan.properties, std::string(kWorkerField) + "=" + worker);
         // Provider session directories hold state the owner's earlier runs
         // left; they are never created, moved or copied here, only mounted.

@@ -1,5 +1,6 @@
 #include "daemon/session_registry.h"
 
+#include "sys/bus_compat.h"
 #include "sys/systemd_manager.h"
 
 namespace nr::daemon {
@@ -12,7 +13,7 @@ bool is_stopped_state(const std::string& active_state)
 void SessionRegistry::track(const std::string& unit, const sdbus::ObjectPath& path, const std::string& owner,
                             const std::string& chat, const std::string& job)
 {
-    auto watch = sdbus::createProxy(connection_, sys::kSystemdService, path);
+    auto watch = sys::make_proxy(connection_, sys::kSystemdService, path);
     // Only note the change here: callbacks run inside dispatch, where
     // destroying this proxy or making further calls would be unsafe.
     watch->uponSignal("PropertiesChanged")
@@ -27,7 +28,7 @@ void SessionRegistry::track(const std::string& unit, const sdbus::ObjectPath& pa
                 finished_.insert(unit);
             }
         });
-    watch->finishRegistration();
+    sys::finish_signal_setup(*watch);
     sessions_[unit] = TrackedSession{unit, path, owner, chat, job, std::move(watch)};
 }
 

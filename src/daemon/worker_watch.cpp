@@ -1,9 +1,11 @@
 #include "daemon/worker_watch.h"
 
+#include "sys/bus_compat.h"
+
 namespace nr::daemon {
 
 WorkerWatch::WorkerWatch(sdbus::IConnection& connection)
-    : bus_(sdbus::createProxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus"))
+    : bus_(sys::make_proxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus"))
 {
     bus_->uponSignal("NameOwnerChanged")
         .onInterface("org.freedesktop.DBus")
@@ -12,7 +14,7 @@ WorkerWatch::WorkerWatch(sdbus::IConnection& connection)
                 worker_left(name);
             }
         });
-    bus_->finishRegistration();
+    sys::finish_signal_setup(*bus_);
 }
 
 void WorkerWatch::watch(const std::string& worker, const std::string& unit)

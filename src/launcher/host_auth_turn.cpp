@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "dbus/native_runtime_proxy.h"
+#include "sys/bus_compat.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -29,7 +30,8 @@ constexpr int kSignalStatusBase = 128;
 class WaitingReporter final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Launcher_proxy> {
 public:
     explicit WaitingReporter(sdbus::IConnection& connection)
-        : ProxyInterfaces(connection, "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1")
+        : ProxyInterfaces(connection, sys::BusName{"org.metis.NativeRuntime1"},
+                          sdbus::ObjectPath{"/org/metis/NativeRuntime1"})
     {
         registerProxy();
     }

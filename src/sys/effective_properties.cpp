@@ -1,6 +1,7 @@
 #include "sys/effective_properties.h"
 
 #include "core/error.h"
+#include "sys/bus_compat.h"
 #include "sys/systemd_manager.h"
 
 namespace nr::sys {
@@ -77,8 +78,7 @@ core::EffectiveProperties read_effective_properties(sdbus::IConnection& connecti
                                                     const std::string& type_interface,
                                                     const core::UnitProperties& planned)
 {
-    auto unit = sdbus::createProxy(connection, kSystemdService, unit_path);
-    unit->finishRegistration();
+    auto unit = make_proxy(connection, kSystemdService, unit_path);
     auto all = get_all(*unit, type_interface);
     all.merge(get_all(*unit, kUnitInterface));
 
@@ -92,7 +92,7 @@ core::EffectiveProperties read_effective_properties(sdbus::IConnection& connecti
         try {
             effective.emplace(name, std::visit(Convert{found->second}, planned_value));
         } catch (const sdbus::Error&) {
-            effective.emplace(name, "(bus type " + found->second.peekValueType() + ")");
+            effective.emplace(name, std::string("(bus type ") + found->second.peekValueType() + ")");
         }
     }
     return effective;

@@ -1,6 +1,7 @@
 #include "sys/systemd_manager.h"
 
 #include "core/error.h"
+#include "sys/bus_compat.h"
 
 #include <systemd/sd-bus.h>
 
@@ -65,9 +66,8 @@ sdbus::ObjectPath unit_object_path(const std::string& unit_name)
 }
 
 SystemdManager::SystemdManager(sdbus::IConnection& connection)
-    : connection_(connection), manager_(sdbus::createProxy(connection, kSystemdService, kSystemdPath))
+    : connection_(connection), manager_(make_proxy(connection, kSystemdService, kSystemdPath))
 {
-    manager_->finishRegistration();
 }
 
 void SystemdManager::start_transient(const std::string& name, const core::UnitProperties& properties,
@@ -143,8 +143,7 @@ void SystemdManager::reload()
         // A reload of a big unit set can take longer than sd-bus's default
         // 25 s call timeout.
         constexpr std::uint64_t kReloadTimeoutUsec = 120ULL * 1000 * 1000;
-        auto call = manager_->createMethodCall(kManagerInterface, "Reload");
-        manager_->callMethod(call, kReloadTimeoutUsec);
+        manager_->callMethod("Reload").onInterface(kManagerInterface).withTimeout(kReloadTimeoutUsec);
     } catch (const sdbus::Error& e) {
         fail(ErrorKind::SystemdFailure, "daemon-reload: " + e.getName() + ": " + e.getMessage());
     }
@@ -152,9 +151,7 @@ void SystemdManager::reload()
 
 std::unique_ptr<sdbus::IProxy> SystemdManager::unit_proxy(const sdbus::ObjectPath& path)
 {
-    auto unit = sdbus::createProxy(connection_, kSystemdService, path);
-    unit->finishRegistration();
-    return unit;
+    return make_proxy(connection_, kSystemdService, path);
 }
 
 void SystemdManager::ref(const sdbus::ObjectPath& unit_path)

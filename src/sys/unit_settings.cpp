@@ -1,6 +1,7 @@
 #include "sys/unit_settings.h"
 
 #include "core/error.h"
+#include "sys/bus_compat.h"
 #include "sys/systemd_manager.h"
 
 namespace nr::sys {
@@ -31,7 +32,7 @@ void set_runtime_properties(sdbus::IConnection& connection, const std::string& u
     for (const auto& property : properties) {
         list.emplace_back(property.name, simple_variant(property));
     }
-    auto manager = sdbus::createProxy(connection, kSystemdService, kSystemdPath);
+    auto manager = make_proxy(connection, kSystemdService, kSystemdPath);
     try {
         manager->callMethod("SetUnitProperties").onInterface(kManagerInterface).withArguments(unit, true, list);
     } catch (const sdbus::Error& e) {

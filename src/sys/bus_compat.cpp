@@ -1,0 +1,103 @@
+#include "sys/bus_compat.h"
+
+#include <utility>
+
+namespace nr::sys {
+
+namespace {
+
+// Calls `read` on the message being dispatched, if there is one.
+template <typename Read>
+auto read_current_message(const sdbus::IObject& object, Read read)
+    -> std::optional<decltype(read(std::declval<const sdbus::Message&>()))>
+{
+#if NR_SDBUS_CPP_MAJOR >= 2
+    const auto message = object.getCurrentlyProcessedMessage();
+    if (!message.isValid()) {
+        return std::nullopt;
+    }
+    return read(message);
+#else
+    const auto* message = object.getCurrentlyProcessedMessage();
+    if (message == nullptr) {
+        return std::nullopt;
+    }
+    return read(*message);
+#endif
+}
+
+} // namespace
+
+#if NR_SDBUS_CPP_MAJOR >= 2
+
+sdbus::Error bus_error(const std::string& name, const std::string& message)
+{
+    return sdbus::Error(sdbus::Error::Name{name}, message);
+}
+
+std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const std::string& service,
+                                          const std::string& path)
+{
+    return sdbus::createProxy(connection, sdbus::ServiceName{service}, sdbus::ObjectPath{path});
+}
+
+void finish_signal_setup(sdbus::IProxy& /*proxy*/) {}
+
+bool process_pending(sdbus::IConnection& connection)
+{
+    return connection.processPendingEvent();
+}
+
+BusPoll bus_poll(const sdbus::IConnection& connection)
+{
+    const auto data = connection.getEventLoopPollData();
+    return BusPoll{{pollfd{data.fd, data.events, 0}, pollfd{data.eventFd, POLLIN, 0}}, data.getPollTimeout()};
+}
+
+#else
+
+sdbus::Error bus_error(const std::string& name, const std::string& message)
+{
+    return sdbus::Error(name, message);
+}
+
+std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const std::string& service,
+                                          const std::string& path)
+{
+    return sdbus::createProxy(connection, service, path);
+}
+
+void finish_signal_setup(sdbus::IProxy& proxy)
+{
+    proxy.finishRegistration();
+}
+
+bool process_pending(sdbus::IConnection& connection)
+{
+    return connection.processPendingRequest();
+}
+
+BusPoll bus_poll(const sdbus::IConnection& connection)
+{
+    const auto data = connection.getEventLoopPollData();
+    return BusPoll{{pollfd{data.fd, data.events, 0}}, data.getPollTimeout()};
+}
+
+#endif
+
+std::optional<uid_t> caller_uid(const sdbus::IObject& object)
+{
+    return read_current_message(object, [](const sdbus::Message& message) { return message.getCredsUid(); });
+}
+
+std::optional<pid_t> caller_pid(const sdbus::IObject& object)
+{
+    return read_current_message(object, [](const sdbus::Message& message) { return message.getCredsPid(); });
+}
+
+std::optional<std::string> caller_bus_name(const sdbus::IObject& object)
+{
+    return read_current_message(object, [](const sdbus::Message& message) { return std::string(message.getSender()); });
+}
+
+} // namespace nr::sys

@@ -1,0 +1,60 @@
+#pragma once
+// The few places where sdbus-c++ 1.x (Debian 12) and 2.x (Debian 13) differ
+// in what this project uses. Everything else calls these instead of the
+// library, so the version test (NR_SDBUS_CPP_MAJOR, set by the build from the
+// installed sdbus-c++) stays in this file pair.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <poll.h>
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#ifndef NR_SDBUS_CPP_MAJOR
+#error "NR_SDBUS_CPP_MAJOR must be defined by the build"
+#endif
+
+namespace nr::sys {
+
+// What the library takes as a bus name (requestName, generated proxies): a
+// plain string on 1.x, the strong type sdbus::ServiceName on 2.x.
+#if NR_SDBUS_CPP_MAJOR >= 2
+using BusName = sdbus::ServiceName;
+#else
+using BusName = std::string;
+#endif
+
+// A D-Bus error reply named `name` (2.x wants the strong type Error::Name).
+sdbus::Error bus_error(const std::string& name, const std::string& message);
+
+// A proxy for `path` at `service` that uses `connection` (and its loop).
+std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const std::string& service,
+                                          const std::string& path);
+
+// Subscribes the signal handlers added with uponSignal() so far: 1.x needs
+// this step, 2.x subscribes each handler as it is added.
+void finish_signal_setup(sdbus::IProxy& proxy);
+
+// Handles one pending bus event; false when nothing is pending.
+bool process_pending(sdbus::IConnection& connection);
+
+// What to poll(2) before the next process_pending(): the connection's
+// descriptors (the bus socket and, on 2.x, the library's wake-up eventfd)
+// and the longest wait in milliseconds, -1 for none.
+struct BusPoll {
+    std::vector<pollfd> fds;
+    int timeout_ms = -1;
+};
+BusPoll bus_poll(const sdbus::IConnection& connection);
+
+// Who sent the method call `object` is dispatching, as the bus reports it
+// (never the payload); nullopt outside a method handler.
+std::optional<uid_t> caller_uid(const sdbus::IObject& object);
+std::optional<pid_t> caller_pid(const sdbus::IObject& object);
+std::optional<std::string> caller_bus_name(const sdbus::IObject& object);
+
+} // namespace nr::sys
