@@ -125,10 +125,11 @@ std::string render_template(std::string_view text, const std::map<std::string, s
 
 std::string render_dropin(std::string_view template_text, const DropinValues& values, bool created_directory)
 {
-    // Values go into a unit file: a newline would start a new setting.
-    for (const auto* value : {&values.snapshot_dir, &values.worker_group}) {
-        if (value->find_first_of("\n\r") != std::string::npos) {
-            fail(ErrorKind::ConfigInvalid, "drop-in value contains a line break");
+    // Values go into a unit file: a newline would start a new setting, and
+    // whitespace or quotes would split or reinterpret a path list.
+    for (const auto* value : {&values.snapshot_dir, &values.worker_group, &values.data_dir}) {
+        if (value->find_first_of("\n\r \t\"'\\") != std::string::npos) {
+            fail(ErrorKind::ConfigInvalid, "drop-in value contains whitespace, a quote or a backslash: " + *value);
         }
     }
     std::string out(kDropinMarker);
@@ -136,8 +137,9 @@ std::string render_dropin(std::string_view template_text, const DropinValues& va
     if (created_directory) {
         out += std::string(kCreatedDirectoryLine) + "\n";
     }
-    return out + render_template(template_text,
-                                 {{"SNAPSHOT_DIR", values.snapshot_dir}, {"WORKER_GROUP", values.worker_group}});
+    return out + render_template(template_text, {{"SNAPSHOT_DIR", values.snapshot_dir},
+                                                 {"WORKER_GROUP", values.worker_group},
+                                                 {"DATA_DIR", values.data_dir}});
 }
 
 InstalledDropin inspect_installed(std::string_view text)
@@ -159,6 +161,15 @@ std::vector<ExpectedSetting> expected_settings(const DropinValues& values)
     if (!values.worker_group.empty()) {
         settings.push_back({"SupplementaryGroups", true, values.worker_group});
     }
+    if (!values.snapshot_dir.empty()) {
+        settings.push_back({"ReadWritePaths", true, values.snapshot_dir});
+    }
+    return settings;
+}
+
+std::vector<ExpectedSetting> helper_expected_settings(const DropinValues& values)
+{
+    std::vector<ExpectedSetting> settings{{"ReadWritePaths", true, values.data_dir}};
     if (!values.snapshot_dir.empty()) {
         settings.push_back({"ReadWritePaths", true, values.snapshot_dir});
     }

@@ -31,7 +31,13 @@ inline constexpr std::string_view kCreatedDirectoryLine = "# native-runtime: cre
 struct DropinValues {
     std::string snapshot_dir; // empty: no snapshot dir configured
     std::string worker_group; // the group the helper's bus policy admits
+    std::string data_dir;     // the application data dir (the helper's drop-in)
 };
+
+// The helper's own unit. Its drop-in (same file name, rendered from its own
+// template) opens exactly the directories file operations write in, in a
+// unit that is otherwise ProtectSystem=strict.
+inline constexpr std::string_view kHelperUnit = "native-runtimed.service";
 
 // Throws Error(InvalidArgument) unless `unit` is a service unit name (a
 // template instance is fine) that is not one of native-runtime's own.
@@ -64,6 +70,10 @@ struct ExpectedSetting {
 };
 
 std::vector<ExpectedSetting> expected_settings(const DropinValues& values);
+
+// What the helper's drop-in makes systemd report for native-runtimed.service:
+// the data dir and (when configured) the snapshot dir among ReadWritePaths.
+std::vector<ExpectedSetting> helper_expected_settings(const DropinValues& values);
 
 struct DropinFile {
     std::string path;

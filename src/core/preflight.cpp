@@ -294,6 +294,20 @@ CheckResult judge_dropins(const std::vector<std::string>& units, const std::vect
     return pass(kCheckDropins, "late drop-in in effect on " + list);
 }
 
+CheckResult judge_helper_dropin(const std::vector<std::string>& problems)
+{
+    if (!problems.empty()) {
+        std::string detail;
+        for (const auto& problem : problems) {
+            detail += (detail.empty() ? "" : "; ") + problem;
+        }
+        return failed(
+            kCheckHelperDropin, detail,
+            "native-runtimectl install-dropins writes it; then `systemctl restart native-runtimed` if it runs");
+    }
+    return pass(kCheckHelperDropin, "native-runtimed.service may write the data and snapshot directories");
+}
+
 std::optional<CheckResult> first_failure(const std::vector<CheckResult>& results)
 {
     const auto it = std::find_if(results.begin(), results.end(), [](const CheckResult& r) { return !r.passed; });

@@ -25,6 +25,7 @@ inline constexpr const char* kCheckHardlinks = "protected-hardlinks";
 inline constexpr const char* kCheckSystemd = "systemd-version";
 inline constexpr const char* kCheckCanary = "canary-session";
 inline constexpr const char* kCheckDropins = "dropins";
+inline constexpr const char* kCheckHelperDropin = "helper-dropin";
 inline constexpr const char* kCheckSnapshotDir = "snapshot-dir";
 inline constexpr const char* kCheckImmutable = "immutable-code";
 
@@ -95,6 +96,10 @@ CheckResult judge_snapshot_dir(const std::string& configured, const PathFacts& f
 
 // One line per unit that is not in effect; empty `problems` passes.
 CheckResult judge_dropins(const std::vector<std::string>& units, const std::vector<std::string>& problems);
+
+// The helper's own drop-in (file operations' write access), judged from
+// the conflicts systemd's read-back of native-runtimed.service produced.
+CheckResult judge_helper_dropin(const std::vector<std::string>& problems);
 
 // The first failed check, or nullopt when all passed.
 std::optional<CheckResult> first_failure(const std::vector<CheckResult>& results);

@@ -10,6 +10,7 @@
 #include "sys/config_file.h"
 #include "sys/dropin_check.h"
 #include "sys/dropin_files.h"
+#include "sys/preflight.h"
 #include "sys/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
@@ -19,6 +20,9 @@
 
 #ifndef NR_DROPIN_TEMPLATE
 #error "NR_DROPIN_TEMPLATE must be defined by the build"
+#endif
+#ifndef NR_HELPER_DROPIN_TEMPLATE
+#error "NR_HELPER_DROPIN_TEMPLATE must be defined by the build"
 #endif
 #ifndef NR_WORKER_GROUP
 #error "NR_WORKER_GROUP must be defined by the build"
@@ -78,11 +82,60 @@ template <typename Body> int guarded(Body&& body)
     }
 }
 
+std::string read_template(const char* path)
+{
+    const auto text = sys::read_text_file(path);
+    if (!text) {
+        throw std::system_error(ENOENT, std::generic_category(), path);
+    }
+    return *text;
+}
+
+// Writes our drop-in for `unit` (refusing to replace a file that is not
+// ours) and says what happened.
+void install_one(const DropinOptions& options, const std::string& unit, const std::string& template_text,
+                 const core::DropinValues& values)
+{
+    const auto dir = core::dropin_directory(options.root, unit);
+    const auto path = dir + "/" + std::string(core::kDropinFileName);
+    const auto outcome = sys::write_file_atomically(dir, core::kDropinFileName, [&](bool created) {
+        // Keep the record of a directory an earlier install created.
+        const auto old = sys::read_text_file(path);
+        if (old && !core::inspect_installed(*old).ours) {
+            throw std::system_error(EEXIST, std::generic_category(),
+                                    path + " was not written by native-runtimectl; move it away first");
+        }
+        created = created || (old && core::inspect_installed(*old).created_directory);
+        return core::render_dropin(template_text, values, created);
+    });
+    std::cout << unit << ": " << outcome_name(outcome) << ' ' << path << '\n';
+}
+
+// Removes our drop-in for `unit`; false when a file there is not ours.
+bool uninstall_one(const DropinOptions& options, const std::string& unit)
+{
+    const auto dir = core::dropin_directory(options.root, unit);
+    const auto path = dir + "/" + std::string(core::kDropinFileName);
+    const auto text = sys::read_text_file(path);
+    if (!text) {
+        std::cout << unit << ": not installed\n";
+        return true;
+    }
+    const auto installed = core::inspect_installed(*text);
+    if (!installed.ours) {
+        std::cerr << unit << ": " << path << " was not written by native-runtimectl; left in place\n";
+        return false;
+    }
+    sys::remove_file_durably(dir, core::kDropinFileName, installed.created_directory);
+    std::cout << unit << ": removed " << path << '\n';
+    return true;
+}
+
 } // namespace
 
 core::DropinValues dropin_values(const core::Config& config)
 {
-    return core::DropinValues{config.snapshot_dir, NR_WORKER_GROUP};
+    return core::DropinValues{config.snapshot_dir, NR_WORKER_GROUP, config.data_dir};
 }
 
 int verify_dropins(sys::SystemdManager& systemd, const std::vector<std::string>& units,
@@ -91,7 +144,7 @@ int verify_dropins(sys::SystemdManager& systemd, const std::vector<std::string>&
     int status = 0;
     for (const auto& unit : units) {
         const auto ours = core::dropin_directory(root, unit) + "/" + std::string(core::kDropinFileName);
-        const auto conflicts = sys::check_dropin_effective(systemd, unit, values, ours);
+        const auto conflicts = sys::check_dropin_effective(systemd, unit, core::expected_settings(values), ours);
         if (conflicts.empty()) {
             std::cout << unit << ": in effect\n";
             continue;
@@ -109,33 +162,30 @@ int install_dropins(const DropinOptions& options)
     return guarded([&] {
         const auto config = sys::load_config(sys::config_path());
         const auto units = units_to_handle(options, config);
-        const auto template_text = sys::read_text_file(NR_DROPIN_TEMPLATE);
-        if (!template_text) {
-            throw std::system_error(ENOENT, std::generic_category(), NR_DROPIN_TEMPLATE);
-        }
+        const auto app_template = read_template(NR_DROPIN_TEMPLATE);
+        const auto helper_template = read_template(NR_HELPER_DROPIN_TEMPLATE);
         const auto values = dropin_values(config);
         for (const auto& unit : units) {
-            const auto dir = core::dropin_directory(options.root, unit);
-            const auto path = dir + "/" + std::string(core::kDropinFileName);
-            const auto outcome = sys::write_file_atomically(dir, core::kDropinFileName, [&](bool created) {
-                // Keep the record of a directory an earlier install created.
-                const auto old = sys::read_text_file(path);
-                if (old && !core::inspect_installed(*old).ours) {
-                    throw std::system_error(EEXIST, std::generic_category(),
-                                            path + " was not written by native-runtimectl; move it away first");
-                }
-                created = created || (old && core::inspect_installed(*old).created_directory);
-                return core::render_dropin(*template_text, values, created);
-            });
-            std::cout << unit << ": " << outcome_name(outcome) << ' ' << path << '\n';
+            install_one(options, unit, app_template, values);
         }
+        const std::string helper(core::kHelperUnit);
+        install_one(options, helper, helper_template, values);
         if (!live_host(options) || options.no_reload) {
             return 0;
         }
         auto connection = sdbus::createSystemBusConnection();
         sys::SystemdManager systemd(*connection);
         systemd.reload();
-        return verify_dropins(systemd, units, values, options.root);
+        auto status = verify_dropins(systemd, units, values, options.root);
+        const auto helper_check = sys::check_helper_dropin(systemd, values);
+        if (helper_check.passed) {
+            // A running helper keeps the mount namespace it started with.
+            std::cout << helper << ": in effect from the helper's next start\n";
+        } else {
+            std::cerr << helper << ": NOT in effect: " << helper_check.detail << '\n';
+            status = kExitCheckFailed;
+        }
+        return status;
     });
 }
 
@@ -144,23 +194,13 @@ int uninstall_dropins(const DropinOptions& options)
     return guarded([&] {
         const auto config = sys::load_config(sys::config_path());
         const auto units = units_to_handle(options, config);
+        auto all_units = units;
+        all_units.emplace_back(core::kHelperUnit);
         int status = 0;
-        for (const auto& unit : units) {
-            const auto dir = core::dropin_directory(options.root, unit);
-            const auto path = dir + "/" + std::string(core::kDropinFileName);
-            const auto text = sys::read_text_file(path);
-            if (!text) {
-                std::cout << unit << ": not installed\n";
-                continue;
-            }
-            const auto installed = core::inspect_installed(*text);
-            if (!installed.ours) {
-                std::cerr << unit << ": " << path << " was not written by native-runtimectl; left in place\n";
+        for (const auto& unit : all_units) {
+            if (!uninstall_one(options, unit)) {
                 status = kExitCheckFailed;
-                continue;
             }
-            sys::remove_file_durably(dir, core::kDropinFileName, installed.created_directory);
-            std::cout << unit << ": removed " << path << '\n';
         }
         if (!live_host(options) || options.no_reload) {
             return status;
@@ -168,7 +208,7 @@ int uninstall_dropins(const DropinOptions& options)
         auto connection = sdbus::createSystemBusConnection();
         sys::SystemdManager systemd(*connection);
         systemd.reload();
-        for (const auto& unit : units) {
+        for (const auto& unit : all_units) {
             const auto path = core::dropin_directory(options.root, unit) + "/" + std::string(core::kDropinFileName);
             if (sys::dropin_applied(systemd, unit, path)) {
                 std::cerr << unit << ": systemd still applies " << path << '\n';

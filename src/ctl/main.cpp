@@ -5,6 +5,7 @@
 #include "ctl/exit_status.h"
 #include "ctl/file_cli.h"
 #include "ctl/operator_cli.h"
+#include "version/version.h"
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,7 @@
 int main(int argc, char** argv)
 {
     CLI::App app{"Start, stop and inspect native-runtime sessions", "native-runtimectl"};
+    app.set_version_flag("--version", nr::version::describe("native-runtimectl"));
     app.require_subcommand(1);
 
     nr::ctl::RunOptions run;
@@ -45,6 +47,8 @@ int main(int argc, char** argv)
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "native-runtimectl: " << e.what() << '\n';

@@ -73,6 +73,7 @@ std::vector<core::CheckResult> run_checks(const PreflightOptions& options, const
             results.push_back(sys::check_canary(systemd, config, *user, NR_LAUNCHER_PATH));
         }
         results.push_back(sys::check_dropins(systemd, units, dropin_values(config)));
+        results.push_back(sys::check_helper_dropin(systemd, dropin_values(config)));
     } catch (const sdbus::Error& e) {
         results.push_back({core::kCheckSystemd, false, "no system bus: " + e.getMessage(),
                            "preflight needs systemd as PID 1 and the system bus"});

@@ -8,17 +8,33 @@
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"
 #include "sys/config_file.h"
+#include "version/version.h"
+
+#include <systemd/sd-journal.h>
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <cstring>
 #include <iostream>
 
 #ifndef NR_LAUNCHER_PATH
 #error "NR_LAUNCHER_PATH must be defined by the build"
 #endif
 
-int main()
+int main(int argc, char** argv)
 {
+    const auto version = nr::version::describe("native-runtimed");
+    if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+        std::cout << version << '\n';
+        return 0;
+    }
+    if (argc != 1) {
+        std::cerr << "usage: native-runtimed [--version]\n";
+        return 64;
+    }
+    // Which build is answering: the first thing an operator needs after an upgrade.
+    sd_journal_send("MESSAGE=%s starting", version.c_str(), "PRIORITY=6", "NATIVE_RUNTIME_VERSION=%s",
+                    std::string(nr::version::project()).c_str(), nullptr);
     try {
         auto config = nr::sys::load_config(nr::sys::config_path());
         auto connection = sdbus::createSystemBusConnection();

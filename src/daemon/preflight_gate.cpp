@@ -38,7 +38,8 @@ void PreflightGate::require(const core::RunAsUser& user)
     results.push_back(sys::check_immutable(config_, {launcher_path_, NR_HELPER_PATH}, principals));
     // Only units the operator configured can be checked from here.
     if (!config_.app_units.empty()) {
-        results.push_back(sys::check_dropins(systemd_, config_.app_units, {config_.snapshot_dir, NR_WORKER_GROUP}));
+        results.push_back(
+            sys::check_dropins(systemd_, config_.app_units, {config_.snapshot_dir, NR_WORKER_GROUP, config_.data_dir}));
     }
     if (!core::first_failure(results)) {
         results.push_back(sys::check_canary(systemd_, config_, user, launcher_path_));

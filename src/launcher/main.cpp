@@ -11,6 +11,7 @@
 #include "sys/safe_dirs.h"
 #include "sys/sealed_memfd.h"
 #include "sys/seccomp_filter.h"
+#include "version/version.h"
 
 #include <sys/prctl.h>
 
@@ -34,6 +35,10 @@ std::string token_from_args(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+        std::cout << nr::version::describe("native-runtime-launch") << '\n';
+        return 0;
+    }
     try {
         nr::launcher::close_inherited_fds();
         // The spec may carry credentials: keep other processes of this uid

@@ -25,7 +25,8 @@ std::vector<std::string> observed_value(SystemdManager& systemd, const sdbus::Ob
 } // namespace
 
 std::vector<core::Conflict> check_dropin_effective(SystemdManager& systemd, const std::string& unit,
-                                                   const core::DropinValues& values, const std::string& ours)
+                                                   const std::vector<core::ExpectedSetting>& expected,
+                                                   const std::string& ours)
 {
     const auto path = systemd.load_unit(unit);
     const auto load_state = systemd.unit_property(path, kUnitInterface, "LoadState").get<std::string>();
@@ -46,7 +47,6 @@ std::vector<core::Conflict> check_dropin_effective(SystemdManager& systemd, cons
         drop_ins.push_back({file, text});
     }
     const auto fragment = systemd.unit_property(path, kUnitInterface, "FragmentPath").get<std::string>();
-    const auto expected = core::expected_settings(values);
     std::map<std::string, std::vector<std::string>> observed;
     for (const auto& setting : expected) {
         observed[setting.key] = observed_value(systemd, path, setting);

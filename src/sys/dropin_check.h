@@ -11,10 +11,12 @@
 
 namespace nr::sys {
 
-// Conflicts for `unit` (empty when our drop-in `ours` is in effect). A unit
-// that is not loaded is one conflict naming its LoadState.
+// Conflicts for `unit` (empty when our drop-in `ours` is in effect and
+// systemd reports every `expected` setting). A unit that is not loaded is
+// one conflict naming its LoadState.
 std::vector<core::Conflict> check_dropin_effective(SystemdManager& systemd, const std::string& unit,
-                                                   const core::DropinValues& values, const std::string& ours);
+                                                   const std::vector<core::ExpectedSetting>& expected,
+                                                   const std::string& ours);
 
 // True when systemd lists `path` among the unit's DropInPaths.
 bool dropin_applied(SystemdManager& systemd, const std::string& unit, const std::string& path);

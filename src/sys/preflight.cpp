@@ -422,7 +422,7 @@ core::CheckResult check_dropins(SystemdManager& systemd, const std::vector<std::
     for (const auto& unit : units) {
         const auto ours = core::dropin_directory("", unit) + "/" + std::string(core::kDropinFileName);
         try {
-            for (const auto& conflict : check_dropin_effective(systemd, unit, values, ours)) {
+            for (const auto& conflict : check_dropin_effective(systemd, unit, core::expected_settings(values), ours)) {
                 problems.push_back(unit + ": " + conflict.message);
             }
         } catch (const core::Error& e) {
@@ -430,6 +430,22 @@ core::CheckResult check_dropins(SystemdManager& systemd, const std::vector<std::
         }
     }
     return core::judge_dropins(units, problems);
+}
+
+core::CheckResult check_helper_dropin(SystemdManager& systemd, const core::DropinValues& values)
+{
+    const std::string unit(core::kHelperUnit);
+    const auto ours = core::dropin_directory("", unit) + "/" + std::string(core::kDropinFileName);
+    std::vector<std::string> problems;
+    try {
+        for (const auto& conflict :
+             check_dropin_effective(systemd, unit, core::helper_expected_settings(values), ours)) {
+            problems.push_back(unit + ": " + conflict.message);
+        }
+    } catch (const core::Error& e) {
+        problems.push_back(unit + ": " + e.what());
+    }
+    return core::judge_helper_dropin(problems);
 }
 
 std::vector<std::string> session_principals(const core::Config& config)

@@ -38,6 +38,9 @@ core::CheckResult check_immutable(const core::Config& config, const std::vector<
 
 core::CheckResult check_snapshot_dir(const core::Config& config, const std::string& group_name);
 
+// The helper's own drop-in, read back from systemd for native-runtimed.service.
+core::CheckResult check_helper_dropin(SystemdManager& systemd, const core::DropinValues& values);
+
 core::CheckResult check_dropins(SystemdManager& systemd, const std::vector<std::string>& units,
                                 const core::DropinValues& values);
 

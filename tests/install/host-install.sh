@@ -118,7 +118,8 @@ for f in "$unitdir/native-runtimed.service" "$unitdir/native-runtime.slice" \
   /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
   /usr/lib/tmpfiles.d/native-runtime.conf /etc/native-runtime /var/lib/native-runtime \
-  /usr/libexec/native-runtime /etc/systemd/system/metis-worker.service.d/zz-native-runtime.conf; do
+  /usr/libexec/native-runtime /etc/systemd/system/metis-worker.service.d/zz-native-runtime.conf \
+  /etc/systemd/system/native-runtimed.service.d/zz-native-runtime.conf; do
   check "gone: $f" test ! -e "$f"
 done
 check "group native-runtime gone" bash -c '! getent group native-runtime'

@@ -78,13 +78,13 @@ void expect_refused(const Outcome& outcome, const std::string& kind)
 }
 
 // Grants the helper's unit write access to the data dir and the snapshot
-// dir, as docs/file-operations.md tells operators to, and restarts it.
+// dir the way operators do (install-dropins writes the helper's drop-in
+// beside the application's), and restarts it.
 void grant_helper_write_access()
 {
-    must({"mkdir", "-p", "/etc/systemd/system/native-runtimed.service.d"});
-    put("/etc/systemd/system/native-runtimed.service.d/50-file-operations.conf",
-        "[Service]\nReadWritePaths=" + std::string(kDataDir) + " " + kSnapshotDir + "\n");
+    put("/etc/systemd/system/nr-files-app.service", "[Service]\nExecStart=/bin/true\n");
     must({"systemctl", "daemon-reload"});
+    must({kCtl, "install-dropins", "--unit", "nr-files-app.service"});
     run({"systemctl", "stop", "native-runtimed.service"});
 }
 

@@ -80,7 +80,7 @@ TEST(PreflightInTheHarness, PassesEveryCheck)
     const auto outcome = run({kCtl, "preflight", "--unit", unit});
     EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
     for (const auto* check : {"userns", "bwrap", "protected-hardlinks", "snapshot-dir", "immutable-code",
-                              "systemd-version", "canary-session", "dropins"}) {
+                              "systemd-version", "canary-session", "dropins", "helper-dropin"}) {
         EXPECT_NE(outcome.out.find(std::string("PASS ") + check + ":"), std::string::npos) << check << '\n'
                                                                                            << outcome.out;
     }
@@ -88,6 +88,34 @@ TEST(PreflightInTheHarness, PassesEveryCheck)
     EXPECT_EQ(json.status, 0);
     EXPECT_EQ(json.out.rfind("{\"passed\":true,", 0), 0U) << json.out;
     EXPECT_EQ(run({kCtl, "uninstall-dropins", "--unit", unit}).status, 0);
+}
+
+TEST(TheHelpersOwnDropin, IsWrittenByInstallDropinsAndReadBackByPreflight)
+{
+    const std::string helper_dir = "/etc/systemd/system/native-runtimed.service.d";
+    const auto unit = app_with_dropin();
+    const auto text = read_file(helper_dir + "/zz-native-runtime.conf");
+    EXPECT_NE(text.find("ReadWritePaths=" + std::string(kDataDir) + "\n"), std::string::npos) << text;
+    EXPECT_NE(run({"systemctl", "show", "-p", "ReadWritePaths", "native-runtimed.service"}).out.find(kDataDir),
+              std::string::npos);
+    EXPECT_NE(run({kCtl, "preflight", "--unit", unit}).out.find("PASS helper-dropin:"), std::string::npos);
+
+    // A later drop-in that resets the list takes the write access away:
+    // preflight reads systemd's view, so it names that file.
+    write_file(helper_dir + "/zzz-reset.conf", "[Service]\nReadWritePaths=\n");
+    ASSERT_EQ(run({"systemctl", "daemon-reload"}).status, 0);
+    const auto reset = run({kCtl, "preflight", "--unit", unit});
+    EXPECT_EQ(reset.status, 1);
+    EXPECT_NE(reset.out.find("FAIL helper-dropin: native-runtimed.service: ReadWritePaths"), std::string::npos)
+        << reset.out;
+    EXPECT_NE(reset.out.find("zzz-reset.conf"), std::string::npos) << reset.out;
+    ASSERT_EQ(run({"rm", helper_dir + "/zzz-reset.conf"}).status, 0);
+
+    // Uninstalling removes the helper's drop-in with the application's.
+    EXPECT_EQ(run({kCtl, "uninstall-dropins", "--unit", unit}).status, 0);
+    EXPECT_FALSE(std::ifstream(helper_dir + "/zz-native-runtime.conf").good());
+    const auto gone = run({kCtl, "preflight", "--unit", unit});
+    EXPECT_NE(gone.out.find("FAIL helper-dropin:"), std::string::npos) << gone.out;
 }
 
 TEST(PreflightWithoutTheDropin, FailsNamingTheDropinCheck)

@@ -24,7 +24,7 @@ std::map<std::string, std::vector<std::string>> all_good()
             {"ReadWritePaths", {"/var/lib/snapshots"}}};
 }
 
-const DropinValues kValues{"/var/lib/snapshots", "native-runtime"};
+const DropinValues kValues{"/var/lib/snapshots", "native-runtime", ""};
 
 } // namespace
 
@@ -71,7 +71,7 @@ TEST(RenderingTheTemplate, FillsPlaceholdersAndStartsWithTheMarker)
 
 TEST(RenderingTheTemplate, LeavesOutALineWhoseValueIsNotConfigured)
 {
-    const auto text = render_dropin(kTemplate, {"", "native-runtime"}, false);
+    const auto text = render_dropin(kTemplate, {"", "native-runtime", ""}, false);
     EXPECT_EQ(text.find("ReadWritePaths"), std::string::npos) << text;
     EXPECT_NE(text.find("SupplementaryGroups=native-runtime"), std::string::npos) << text;
 }
@@ -87,7 +87,7 @@ TEST(RenderingTheTemplate, RefusesUnknownPlaceholdersAndLineBreaksInValues)
     EXPECT_NE(std::string(unknown->what()).find("@NOPE@"), std::string::npos);
     NR_EXPECT_REFUSED(open, ErrorKind::ConfigInvalid, render_template("X=@NOPE\n", {{"NOPE", "x"}}));
     NR_EXPECT_REFUSED(newline, ErrorKind::ConfigInvalid,
-                      render_dropin(kTemplate, {"/x\nExecStartPre=/bin/evil", "g"}, false));
+                      render_dropin(kTemplate, {"/x\nExecStartPre=/bin/evil", "g", ""}, false));
 }
 
 TEST(AnOperatorsFile, IsNotOursEvenWithOurName)
@@ -159,9 +159,49 @@ TEST(ADropinSystemdDoesNotApply, IsAConflict)
 
 TEST(ExpectedSettings, IncludeTheSnapshotDirOnlyWhenConfigured)
 {
-    const auto without = expected_settings({"", "native-runtime"});
+    const auto without = expected_settings({"", "native-runtime", ""});
     EXPECT_EQ(std::count_if(without.begin(), without.end(), [](const auto& s) { return s.key == "ReadWritePaths"; }),
               0);
     const auto with = expected_settings(kValues);
     EXPECT_EQ(std::count_if(with.begin(), with.end(), [](const auto& s) { return s.key == "ReadWritePaths"; }), 1);
+}
+
+TEST(TheHelpersDropin, OpensTheDataDirAndTheSnapshotDirAndNothingElse)
+{
+    const std::string helper_template = "[Service]\nReadWritePaths=@DATA_DIR@\nReadWritePaths=@SNAPSHOT_DIR@\n";
+    const DropinValues values{"/var/lib/snapshots", "native-runtime", "/var/lib/app"};
+    const auto text = render_dropin(helper_template, values, false);
+    EXPECT_NE(text.find("ReadWritePaths=/var/lib/app\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("ReadWritePaths=/var/lib/snapshots\n"), std::string::npos) << text;
+    const auto expected = helper_expected_settings(values);
+    ASSERT_EQ(expected.size(), 2U);
+    EXPECT_EQ(expected[0].value, "/var/lib/app");
+    EXPECT_EQ(expected[1].value, "/var/lib/snapshots");
+    EXPECT_TRUE(expected[0].is_list);
+}
+
+TEST(TheHelpersDropinWithoutASnapshotDir, OpensOnlyTheDataDir)
+{
+    const std::string helper_template = "[Service]\nReadWritePaths=@DATA_DIR@\nReadWritePaths=@SNAPSHOT_DIR@\n";
+    const DropinValues values{"", "native-runtime", "/var/lib/app"};
+    const auto text = render_dropin(helper_template, values, false);
+    EXPECT_EQ(text.find("ReadWritePaths=\n"), std::string::npos) << text;
+    EXPECT_EQ(helper_expected_settings(values).size(), 1U);
+}
+
+TEST(TheHelpersDropinReset, IsAConflictNamingTheLaterFile)
+{
+    const std::string ours = "/etc/systemd/system/native-runtimed.service.d/zz-native-runtime.conf";
+    const std::string reset = "/etc/systemd/system/native-runtimed.service.d/zzz-reset.conf";
+    const DropinValues values{"", "native-runtime", "/var/lib/app"};
+    const auto conflicts = find_conflicts(helper_expected_settings(values), {{"ReadWritePaths", {}}},
+                                          {{ours, ""}, {reset, "[Service]\nReadWritePaths=\n"}}, ours, "");
+    ASSERT_EQ(conflicts.size(), 1U);
+    EXPECT_EQ(conflicts[0].culprit, reset);
+}
+
+TEST(ADropinValueWithWhitespace, IsRefusedRatherThanSplitIntoTwoPaths)
+{
+    const DropinValues values{"", "native-runtime", "/var/lib/my app"};
+    NR_EXPECT_REFUSED(error, ErrorKind::ConfigInvalid, render_dropin("ReadWritePaths=@DATA_DIR@\n", values, false));
 }

@@ -175,3 +175,13 @@ TEST(FirstFailure, IsTheFirstCheckThatFailed)
     EXPECT_EQ(first_failure(results)->name, "b");
     EXPECT_FALSE(first_failure({{"a", true, "", ""}}).has_value());
 }
+
+TEST(TheHelperDropinCheck, PassesWithoutProblemsAndFailsNamingThem)
+{
+    EXPECT_TRUE(judge_helper_dropin({}).passed);
+    const auto failed = judge_helper_dropin({"native-runtimed.service: ReadWritePaths is (empty)"});
+    EXPECT_FALSE(failed.passed);
+    EXPECT_EQ(failed.name, "helper-dropin");
+    EXPECT_NE(failed.detail.find("ReadWritePaths"), std::string::npos);
+    EXPECT_NE(failed.hint.find("install-dropins"), std::string::npos);
+}
