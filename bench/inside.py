@@ -24,8 +24,8 @@ import threading
 import time
 
 CONFIG = "/etc/native-runtime/config.yaml"
-LOOP = "/usr/local/libexec/native-runtime/bench/nr-bench-loop"
-CTL = "/usr/local/bin/native-runtimectl"
+LOOP = "/usr/libexec/native-runtime/bench/nr-bench-loop"
+CTL = "/usr/bin/native-runtimectl"
 BWRAP = "/usr/bin/bwrap"
 USER = "nrbench"
 WORKER_GROUP = "native-runtime"

@@ -498,6 +498,13 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                                            ": <top>: expected a single YAML document");
     }
     const YAML::Node root = loaded;
+    // The package ships config.yaml as a fully commented example: a file with
+    // no settings at all is refused by name, so the operator knows what to do.
+    if (!root.IsDefined() || root.IsNull()) {
+        fail(ErrorKind::ConfigInvalid,
+             std::string(source) + ":1: <top>: no settings (the file is empty or only comments): "
+                                   "complete it, starting from the commented example, as configuration.md describes");
+    }
     Config config;
     config.source = std::string(source);
     bool has_data_dir = false;

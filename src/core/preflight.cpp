@@ -256,7 +256,7 @@ CheckResult judge_snapshot_dir(const std::string& configured, const PathFacts& f
     if (configured.empty()) {
         return pass(kCheckSnapshotDir, "no snapshot_dir configured");
     }
-    const auto fix = "install -d -m 2770 -g " + group_name + " " + configured;
+    const auto fix = "native-runtimectl provision-snapshot-dir --group " + group_name + " " + configured;
     if (!facts.exists || !S_ISDIR(facts.mode)) {
         return failed(kCheckSnapshotDir, configured + " does not exist or is not a directory", fix);
     }

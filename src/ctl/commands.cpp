@@ -163,7 +163,10 @@ int run_session(const RunOptions& options)
             poll(wait.fds.data(), wait.fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
             if ((wait.fds.back().revents & POLLIN) != 0 && !stop_requested) {
                 signalfd_siginfo info{};
-                (void)read(sigfd, &info, sizeof info);
+                // Only the wakeup matters; a short read changes nothing.
+                if (read(sigfd, &info, sizeof info) < 0) {
+                    info = {};
+                }
                 stop_requested = true;
                 manager.StopSession(options.owner, options.chat);
             }

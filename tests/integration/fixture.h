@@ -15,7 +15,7 @@ inline constexpr const char* kWorker = "nrworker";     // configured caller
 inline constexpr const char* kStranger = "nrstranger"; // passes the bus policy, not the config
 inline constexpr const char* kOutsider = "nroutsider"; // not even in the bus policy group
 inline constexpr const char* kDataDir = "/var/lib/nr-app-data";
-inline constexpr const char* kProbe = "/usr/local/libexec/native-runtime/tests/nr-probe";
+inline constexpr const char* kProbe = "/usr/libexec/native-runtime/tests/nr-probe";
 inline constexpr const char* kCtl = "native-runtimectl";
 
 // native-runtimectl run --owner O --chat C --adapter A -- command...

@@ -52,7 +52,7 @@ public:
                 ticket.wait_turn([&](std::size_t ahead) { say(report[1], "ahead " + std::to_string(ahead)); });
                 say(report[1], "admitted");
                 char byte = 0;
-                (void)read(go[0], &byte, 1);
+                [[maybe_unused]] const auto got = read(go[0], &byte, 1);
             } catch (...) {
                 say(report[1], "error");
             }
@@ -92,7 +92,7 @@ public:
     }
     void finish()
     {
-        (void)write(go_, "x", 1);
+        [[maybe_unused]] const auto sent = write(go_, "x", 1);
         reap();
     }
     void kill_now()
@@ -107,7 +107,7 @@ private:
     static void say(int fd, const std::string& text)
     {
         const auto line = text + "\n";
-        (void)write(fd, line.data(), line.size());
+        [[maybe_unused]] const auto sent = write(fd, line.data(), line.size());
     }
     void reap()
     {

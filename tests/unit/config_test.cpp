@@ -247,10 +247,21 @@ TEST(AnInputOnWhichYamlCppReportsEndlessDocuments, IsRejectedInsteadOfHanging)
 
 // --------------------------------------------------------- invalid structure
 
-TEST(AnEmptyConfig, IsRejectedAsNotAMapping)
+TEST(AnEmptyConfig, IsRejectedAsHavingNoSettings)
 {
-    NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid, parse(""));
-    EXPECT_THAT(e->what(), HasSubstr("expected a mapping"));
+    EXPECT_CONFIG_ERROR("", 1, "<top>", "no settings (the file is empty or only comments)");
+}
+
+TEST(AConfigOfOnlyComments, IsRejectedAsHavingNoSettingsNotAsPermissive)
+{
+    // The packaged /etc/native-runtime/config.yaml is such a file.
+    EXPECT_CONFIG_ERROR("# data_dir: /var/lib/app\n#callers:\n#  users: [worker]\n", 1, "<top>",
+                        "complete it, starting from the commented example");
+}
+
+TEST(AConfigThatIsANull, IsRejectedAsHavingNoSettings)
+{
+    EXPECT_CONFIG_ERROR("~\n", 1, "<top>", "no settings");
 }
 
 TEST(AConfigThatIsAList, IsRejectedAsNotAMapping)

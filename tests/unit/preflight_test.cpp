@@ -163,6 +163,12 @@ TEST(TheSnapshotDir, MustBe2770WithTheGroup)
     EXPECT_FALSE(judge_snapshot_dir("/s", dir("/s", 0, 500, 02770), std::nullopt, "g").passed);
 }
 
+TEST(AMissingSnapshotDir, NamesTheProvisioningCommand)
+{
+    const auto missing = judge_snapshot_dir("/s", PathFacts{"/s", false, 0, 0, 0}, 500, "g");
+    EXPECT_EQ(missing.hint, "native-runtimectl provision-snapshot-dir --group g /s");
+}
+
 TEST(FirstFailure, IsTheFirstCheckThatFailed)
 {
     const std::vector<CheckResult> results{{"a", true, "", ""}, {"b", false, "", ""}, {"c", false, "", ""}};
