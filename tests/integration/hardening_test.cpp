@@ -168,9 +168,9 @@ TEST_F(ARequestedWorkspaceSwappedInALoop, WithAnotherDirectoryNeverMountsThatDir
 
 namespace {
 
-constexpr const char* kLauncher = "/usr/local/libexec/native-runtime/native-runtime-launch";
-constexpr const char* kRealLauncherCopy = "/usr/local/libexec/native-runtime/tests/nr-launch-real";
-constexpr const char* kSlowLauncher = "/usr/local/libexec/native-runtime/tests/nr-launch-slow";
+constexpr const char* kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
+constexpr const char* kRealLauncherCopy = "/usr/libexec/native-runtime/tests/nr-launch-real";
+constexpr const char* kSlowLauncher = "/usr/libexec/native-runtime/tests/nr-launch-slow";
 constexpr int kLauncherDelaySec = 8;
 
 // Puts the installed launcher behind a wrapper that waits before it execs
