@@ -73,6 +73,16 @@ for f in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed 
   /usr/share/bash-completion/completions/native-runtimectl; do
   check "installed: $f" test -e "$f"
 done
+# Version identity: every binary names the package's version, and the helper
+# logged it when it started.
+pkg_version="$(dpkg-query -W -f='${Version}' native-runtime)"
+for prog in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed \
+  /usr/libexec/native-runtime/native-runtime-launch; do
+  check "$prog --version names the package version" \
+    bash -c "'$prog' --version | grep -q '^$(basename "$prog") $pkg_version\( (git [0-9a-f]*\(-dirty\)\?)\)\?\$'"
+done
+check "the helper logged its version at start" \
+  bash -c "journalctl --no-pager -u native-runtimed.service | grep -q 'native-runtimed $pkg_version.* starting'"
 check "no test probe in the operator package" bash -c '! dpkg -L native-runtime | grep -q -e nr-probe -e nr-bench-loop'
 check "config.yaml is a conffile" bash -c 'dpkg-query -W -f="\${Conffiles}" native-runtime | grep -q /etc/native-runtime/config.yaml'
 check "state directory is root-only" test "$(stat -c %a:%U /var/lib/native-runtime)" = 700:root
