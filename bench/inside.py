@@ -181,6 +181,8 @@ class Variants:
                 args += ["--symlink", target, link]
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--size", str(size_bytes(self.conf["tmp_size"])), "--perms", "1777", "--tmpfs", "/tmp",
+                 "--size", str(size_bytes(self.conf["tmp_size"])), "--perms", "1777", "--tmpfs", "/dev/shm",
+                 "--remount-ro", "/dev", "--remount-ro", "/",
                  "--chdir", self.base_ws, "--clearenv",
                  "--setenv", "PATH", PATH, "--setenv", "HOME", self.base_home,
                  "--setenv", "USER", USER, "--"]
