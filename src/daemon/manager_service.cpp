@@ -6,14 +6,17 @@
 #include "core/ids.h"
 #include "core/owner_slice.h"
 #include "core/session_plan.h"
+#include "core/start_options.h"
 #include "core/unit_name.h"
 #include "daemon/bus_errors.h"
 #include "sys/bus_compat.h"
+#include "sys/bus_options.h"
 #include "sys/effective_properties.h"
 #include "sys/host_facts.h"
 #include "sys/identity.h"
 #include "sys/safe_dirs.h"
 #include "sys/unit_settings.h"
+#include "version/version.h"
 
 #include <systemd/sd-journal.h>
 #include <systemd/sd-login.h>
@@ -165,6 +168,27 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
                         "NATIVE_RUNTIME_OWNER=%s", owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), nullptr);
         return std::make_tuple(plan.unit_name, path);
     });
+}
+
+std::tuple<std::string, sdbus::ObjectPath>
+ManagerService::StartSessionWithOptions(const std::string& owner, const std::string& chat, const std::string& adapter,
+                                        const std::vector<std::string>& argv, const sdbus::UnixFd& stdin_fd,
+                                        const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd,
+                                        const std::map<std::string, sdbus::Variant>& options)
+{
+    const auto decoded = typed_errors([&] { return core::decode_start_options(sys::option_values(options)); });
+    return StartSession(owner, chat, decoded.job, adapter, argv, decoded.workspace, decoded.environment,
+                        decoded.run_as_user, stdin_fd, stdout_fd, stderr_fd);
+}
+
+std::string ManagerService::Version()
+{
+    return std::string(version::project());
+}
+
+uint32_t ManagerService::ActiveSessions()
+{
+    return static_cast<uint32_t>(sessions_.size());
 }
 
 void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const std::string& token,

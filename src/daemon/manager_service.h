@@ -13,6 +13,7 @@
 #include "daemon/session_registry.h"
 #include "daemon/worker_watch.h"
 #include "dbus/native_runtime_adaptor.h"
+#include "dbus/native_runtime_launcher_adaptor.h"
 #include "sys/systemd_manager.h"
 
 namespace nr::daemon {
@@ -46,7 +47,14 @@ private:
                  const std::map<std::string, std::string>& environment, const std::string& run_as_user,
                  const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd,
                  const sdbus::UnixFd& stderr_fd) override;
+    std::tuple<std::string, sdbus::ObjectPath>
+    StartSessionWithOptions(const std::string& owner, const std::string& chat, const std::string& adapter,
+                            const std::vector<std::string>& argv, const sdbus::UnixFd& stdin_fd,
+                            const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd,
+                            const std::map<std::string, sdbus::Variant>& options) override;
     void StopSession(const std::string& owner, const std::string& chat) override;
+    std::string Version() override;
+    uint32_t ActiveSessions() override;
     // Launcher.Claim's a(sia(utt)): (name, errno, [(argument index, mask, value)]).
     using ArgumentMatchWire = sdbus::Struct<uint32_t, uint64_t, uint64_t>;
     using SeccompRuleWire = sdbus::Struct<std::string, int32_t, std::vector<ArgumentMatchWire>>;

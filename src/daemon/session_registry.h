@@ -40,6 +40,7 @@ public:
     TrackedSession release(const std::string& unit);
 
     [[nodiscard]] bool empty() const { return sessions_.empty(); }
+    [[nodiscard]] std::size_t size() const { return sessions_.size(); }
     [[nodiscard]] bool contains(const std::string& unit) const { return sessions_.count(unit) != 0; }
     // The tracked session of `unit`, or nullptr.
     [[nodiscard]] const TrackedSession* find(const std::string& unit) const

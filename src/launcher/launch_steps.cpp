@@ -1,7 +1,7 @@
 #include "launcher/launch_steps.h"
 
 #include "core/error.h"
-#include "dbus/native_runtime_proxy.h"
+#include "dbus/native_runtime_launcher_proxy.h"
 #include "sys/bus_compat.h"
 
 #include <sdbus-c++/sdbus-c++.h>

@@ -146,3 +146,51 @@ TEST(EachShippedAdapterExample, PlansASessionWithItsGrantsSessionDirsAndUsernsCh
         EXPECT_EQ(argv[argv.size() - 2], profile.executable);
     }
 }
+
+namespace {
+
+// A profile's settings without comments or blank lines, each line with its
+// indentation relative to the profile's key and the key itself dropped.
+std::vector<std::string> settings_lines(const std::string& text, const std::string& key_line)
+{
+    std::vector<std::string> out;
+    std::istringstream lines(text);
+    std::string::size_type indent = std::string::npos;
+    for (std::string line; std::getline(lines, line);) {
+        const auto first = line.find_first_not_of(' ');
+        if (indent == std::string::npos) {
+            if (first != std::string::npos && line.substr(first) == key_line) {
+                indent = first;
+            }
+            continue;
+        }
+        if (first == std::string::npos || line[first] == '#') {
+            continue;
+        }
+        if (first <= indent) {
+            break;
+        }
+        out.push_back(line.substr(indent));
+    }
+    return out;
+}
+
+std::string with_test_prefix(std::string line)
+{
+    const std::string shipped = "/opt/agents/";
+    if (const auto at = line.find(shipped); at != std::string::npos) {
+        line.replace(at, shipped.size(), "/opt/native-runtime-test-clients/");
+    }
+    return line;
+}
+
+} // namespace
+
+TEST(TheIntegrationSuitesExampleClaudeProfile, IsTheShippedClaudeExampleWithTheTestInstallPrefix)
+{
+    auto shipped = settings_lines(read_text(kExamples / "claude.yaml"), "claude:");
+    std::transform(shipped.begin(), shipped.end(), shipped.begin(), with_test_prefix);
+    const auto tested = settings_lines(read_text(NR_INTEGRATION_CONFIG), "example-claude:");
+    ASSERT_FALSE(shipped.empty());
+    EXPECT_EQ(tested, shipped);
+}
