@@ -84,6 +84,7 @@ done
 check "the helper logged its version at start" \
   bash -c "journalctl --no-pager -u native-runtimed.service | grep -q 'native-runtimed $pkg_version.* starting'"
 check "no test probe in the operator package" bash -c '! dpkg -L native-runtime | grep -q -e nr-probe -e nr-bench-loop'
+# shellcheck disable=SC2016 # expanded by the inner bash
 check "config.yaml is a conffile" bash -c 'dpkg-query -W -f="\${Conffiles}" native-runtime | grep -q /etc/native-runtime/config.yaml'
 check "state directory is root-only" test "$(stat -c %a:%U /var/lib/native-runtime)" = 700:root
 check "snapshot dir is 2770 with the worker group" \
@@ -123,6 +124,7 @@ status=$?
 set -e
 sed 's/^/  | /' "$out"
 check "the README's uninstall steps succeed" test "$status" = 0
+# shellcheck disable=SC2016 # expanded by the inner bash
 check "package purged" bash -c '! dpkg-query -W -f="\${Status}" native-runtime 2>/dev/null | grep -q installed'
 for f in "$unitdir/native-runtimed.service" "$unitdir/native-runtime.slice" \
   /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
@@ -137,6 +139,7 @@ check "the running session was stopped with the package" \
   bash -c '! systemctl is-active --quiet native-runtime-alice-long.service'
 wait || true
 rm -f "$out.long"
+# shellcheck disable=SC2016 # expanded by the inner bash
 check "systemd no longer knows the helper" \
   bash -c '[[ "$(systemctl show -p LoadState --value native-runtimed.service)" == not-found ]]'
 check "the bus no longer activates the helper" bash -c '! busctl list --activatable | grep -q org.metis.NativeRuntime1'
