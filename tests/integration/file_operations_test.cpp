@@ -467,13 +467,13 @@ TEST_F(FileOperations, AnEditHandleIsRecordedOnlyOnce)
 
 TEST_F(FileOperations, AnExpiredHandleOrReceiptIsRefused)
 {
-    const ReceiptLifetime lifetime(2);
+    const ReceiptLifetime lifetime(5);
     ASSERT_EQ(file_write("expiry.txt", "v1").status, 0);
     const auto receipt =
         recorded("r-expiry", "expiry.txt", [] { ASSERT_EQ(file_write("expiry.txt", "v2").status, 0); });
     const auto late_handle = begin_edit("r-late", "expiry.txt");
     EXPECT_EQ(diff(receipt).status, 0); // control: fresh
-    ::sleep(3);
+    ::sleep(6);
     expect_refused(diff(receipt), "ReceiptExpired");
     expect_refused(revert(receipt), "ReceiptExpired");
     EXPECT_EQ(slurp(kWorkspace + "/expiry.txt"), "v2");
