@@ -599,6 +599,14 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
                                      [&](const YAML::Node& v, const std::string& kk) {
                                          config.files.receipt_key = r.absolute_path(v, kk);
                                      }},
+                                    {"receipt_ttl_sec",
+                                     [&](const YAML::Node& v, const std::string& kk) {
+                                         constexpr std::uint64_t kMaxTtl = 365ULL * 24 * 3600;
+                                         config.files.receipt_ttl_sec = r.unsigned_number(v, kk, kMaxTtl);
+                                         if (config.files.receipt_ttl_sec == 0) {
+                                             r.error_at(v, kk, "must be greater than zero");
+                                         }
+                                     }},
                                 });
              }},
             {"adapters",

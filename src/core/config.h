@@ -53,6 +53,9 @@ struct FileOperations {
     std::uint64_t max_bytes = 64ULL << 20U;
     // The root-only HMAC key of edit receipts; created when missing.
     std::string receipt_key = "/var/lib/native-runtime/receipt.key";
+    // How long an edit handle (BeginEdit -> RecordEdit) and a receipt
+    // (RecordEdit -> Diff/Revert) stay usable, in seconds.
+    std::uint64_t receipt_ttl_sec = 24ULL * 3600;
 };
 
 struct CallerPolicy {

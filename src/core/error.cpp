@@ -24,6 +24,8 @@ std::string_view error_name(ErrorKind kind)
     case ErrorKind::ReceiptInvalid: return "ReceiptInvalid";
     case ErrorKind::ReceiptMismatch: return "ReceiptMismatch";
     case ErrorKind::ReceiptStale: return "ReceiptStale";
+    case ErrorKind::ReceiptExpired: return "ReceiptExpired";
+    case ErrorKind::ReceiptUsed: return "ReceiptUsed";
     }
     return "Failed";
 }

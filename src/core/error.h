@@ -34,6 +34,10 @@ enum class ErrorKind {
     ReceiptInvalid,
     ReceiptMismatch,
     ReceiptStale,
+    // A handle or receipt past its expiry (files.receipt_ttl_sec).
+    ReceiptExpired,
+    // A handle already recorded, or a receipt already reverted.
+    ReceiptUsed,
 };
 
 // Short name used as the last component of the D-Bus error name.

@@ -264,6 +264,14 @@ CheckResult judge_snapshot_dir(const std::string& configured, const PathFacts& f
         return failed(kCheckSnapshotDir, configured + " has mode " + octal(facts.mode & 07777U) + ", not 2770",
                       "chmod 2770 " + configured);
     }
+    // The helper has no CAP_DAC_OVERRIDE and is not in the group: only the
+    // owner bits let it write its snapshots and receipts there.
+    if (facts.uid != 0) {
+        return failed(kCheckSnapshotDir,
+                      configured + " is owned by uid " + std::to_string(facts.uid) +
+                          ", not root: the helper cannot write there",
+                      "chown root " + configured);
+    }
     if (!group) {
         return failed(kCheckSnapshotDir, "group " + group_name + " does not exist", "groupadd --system " + group_name);
     }
@@ -271,7 +279,7 @@ CheckResult judge_snapshot_dir(const std::string& configured, const PathFacts& f
         return failed(kCheckSnapshotDir, configured + " has gid " + std::to_string(facts.gid) + ", not " + group_name,
                       "chgrp " + group_name + " " + configured);
     }
-    return pass(kCheckSnapshotDir, configured + " is 2770 with group " + group_name);
+    return pass(kCheckSnapshotDir, configured + " is root's, 2770 with group " + group_name);
 }
 
 CheckResult judge_dropins(const std::vector<std::string>& units, const std::vector<std::string>& problems)

@@ -9,7 +9,6 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <grp.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -46,13 +45,13 @@ struct FileOptions {
     std::string run_as;
     std::string relpath;
     std::string receipt;
+    std::string handle;
     std::string before_to;
     std::string after_to;
 };
 
 struct ProvisionOptions {
     std::string group;
-    std::string owner = "root";
     std::string path;
 };
 
@@ -83,6 +82,7 @@ bool copy_to_file(int fd, const std::string& path)
     return out && copy_to(fd, out);
 }
 
+// A receipt or edit handle from a file, or stdin for "-".
 std::string read_receipt(const std::string& path)
 {
     if (path == "-") {
@@ -132,10 +132,18 @@ int file_write(const FileOptions& o)
     });
 }
 
+int file_begin_edit(const FileOptions& o)
+{
+    return with_files([&](FilesProxy& files) {
+        std::cout << files.BeginEdit(o.owner, o.chat, o.job, o.relpath, o.run_as);
+        return std::cout.flush() ? 0 : kExitUnavailable;
+    });
+}
+
 int file_record_edit(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
-        std::cout << files.RecordEdit(o.owner, o.chat, o.job, o.relpath, o.run_as, sdbus::UnixFd(STDIN_FILENO));
+        std::cout << files.RecordEdit(o.owner, o.chat, o.job, read_receipt(o.handle), o.run_as);
         return std::cout.flush() ? 0 : kExitUnavailable;
     });
 }
@@ -160,12 +168,11 @@ int provision(const ProvisionOptions& o)
 {
     try {
         const auto* gr = ::getgrnam(o.group.c_str());
-        const auto* pw = ::getpwnam(o.owner.c_str());
-        if (gr == nullptr || pw == nullptr) {
-            std::cerr << "native-runtimectl: unknown group " << o.group << " or user " << o.owner << '\n';
+        if (gr == nullptr) {
+            std::cerr << "native-runtimectl: unknown group " << o.group << '\n';
             return kExitUsage;
         }
-        sys::provision_snapshot_dir(o.path, pw->pw_uid, gr->gr_gid);
+        sys::provision_snapshot_dir(o.path, gr->gr_gid);
         return 0;
     } catch (const core::Error& e) {
         std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
@@ -188,12 +195,14 @@ void add_common(CLI::App& cmd, FileOptions& o, bool with_job)
 struct FileVerbs {
     FileOptions read;
     FileOptions write;
+    FileOptions begin;
     FileOptions record;
     FileOptions diff;
     FileOptions revert;
     ProvisionOptions provision;
     CLI::App* read_cmd = nullptr;
     CLI::App* write_cmd = nullptr;
+    CLI::App* begin_cmd = nullptr;
     CLI::App* record_cmd = nullptr;
     CLI::App* diff_cmd = nullptr;
     CLI::App* revert_cmd = nullptr;
@@ -222,9 +231,14 @@ FileVerbsHandle add_file_verbs(CLI::App& app)
     v.write_cmd->add_option("--area", v.write.area, "workspace or home");
     v.write_cmd->add_option("relpath", v.write.relpath, "Path relative to the area")->required();
 
-    v.record_cmd = file->add_subcommand("record-edit", "Record an edit (stdin: content before it); print the receipt");
+    v.begin_cmd =
+        file->add_subcommand("begin-edit", "Before an edit: snapshot the file (or its absence); print a handle");
+    add_common(*v.begin_cmd, v.begin, true);
+    v.begin_cmd->add_option("relpath", v.begin.relpath, "Path relative to the chat's workspace")->required();
+
+    v.record_cmd = file->add_subcommand("record-edit", "After the edit: consume the handle; print the receipt");
     add_common(*v.record_cmd, v.record, true);
-    v.record_cmd->add_option("relpath", v.record.relpath, "Path relative to the chat's workspace")->required();
+    v.record_cmd->add_option("--handle", v.record.handle, "Handle file from begin-edit (- for stdin)")->required();
 
     v.diff_cmd = file->add_subcommand("diff", "Write the content before and after a recorded edit to two files");
     add_common(*v.diff_cmd, v.diff, true);
@@ -236,10 +250,9 @@ FileVerbsHandle add_file_verbs(CLI::App& app)
     add_common(*v.revert_cmd, v.revert, true);
     v.revert_cmd->add_option("--receipt", v.revert.receipt, "Receipt file (- for stdin)")->required();
 
-    v.provision_cmd = app.add_subcommand(
-        "provision-snapshot-dir", "Create the shared snapshot directory: owner root (or --owner), group, mode 2770");
+    v.provision_cmd = app.add_subcommand("provision-snapshot-dir",
+                                         "Create the shared snapshot directory: owner root, the group, mode 2770");
     v.provision_cmd->add_option("--group", v.provision.group, "The application's group")->required();
-    v.provision_cmd->add_option("--owner", v.provision.owner, "root (default) or the gateway user");
     v.provision_cmd->add_option("path", v.provision.path, "Absolute path of the directory")->required();
     return handle;
 }
@@ -252,6 +265,9 @@ std::optional<int> FileVerbsHandle::dispatch() const
     }
     if (*v.write_cmd) {
         return file_write(v.write);
+    }
+    if (*v.begin_cmd) {
+        return file_begin_edit(v.begin);
     }
     if (*v.record_cmd) {
         return file_record_edit(v.record);

@@ -1,5 +1,5 @@
 #pragma once
-// native-runtimectl's file verbs: `file read|write|record-edit|diff|revert`
+// native-runtimectl's file verbs: `file read|write|begin-edit|record-edit|diff|revert`
 // (through the helper's Files interface) and `provision-snapshot-dir`
 // (local, as root). Kept out of main.cpp so adding them touches main() by
 // two lines only.

@@ -113,6 +113,37 @@ void require_snapshot_dir(const core::Config& config)
     }
 }
 
+std::int64_t now()
+{
+    return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+// A file as the helper sees it now, through the run-as user's identity:
+// its content and identity, or absent (no such name; a missing parent
+// directory counts as absent too).
+struct Observed {
+    core::ObservedFile file;
+    std::string data;
+    mode_t mode = 0;
+};
+
+Observed observe(int root_fd, const std::vector<std::string>& names, std::uint64_t max_bytes)
+{
+    Observed out;
+    try {
+        auto snapshot = sys::read_file_beneath(root_fd, names, max_bytes);
+        out.file = core::ObservedFile{true, static_cast<std::uint64_t>(snapshot.st.st_dev),
+                                      static_cast<std::uint64_t>(snapshot.st.st_ino), sys::sha256_hex(snapshot.data)};
+        out.mode = snapshot.st.st_mode & 0777;
+        out.data = std::move(snapshot.data);
+    } catch (const core::Error& e) {
+        if (e.kind() != ErrorKind::NoSuchFile) {
+            throw;
+        }
+    }
+    return out;
+}
+
 // Every handler names the owner and chat whose tree it works in; the
 // receipt handlers also name the job the edit belongs to.
 void validate_scope(const std::string& owner, const std::string& chat)
@@ -195,38 +226,70 @@ uint64_t FileService::WriteFile(const std::string& owner, const std::string& cha
     });
 }
 
-std::string FileService::RecordEdit(const std::string& owner, const std::string& chat, const std::string& job,
-                                    const std::string& relpath, const std::string& run_as_user,
-                                    const sdbus::UnixFd& before)
+std::string FileService::BeginEdit(const std::string& owner, const std::string& chat, const std::string& job,
+                                   const std::string& relpath, const std::string& run_as_user)
 {
     return typed_errors([&] {
         validate_scope(owner, chat, job);
         const auto names = core::parse_relative_path(relpath, "relpath");
         require_snapshot_dir(config_);
         const auto who = authorize(run_as_user);
-        const auto before_data = read_content(before.get(), config_.files.max_bytes);
-        sys::FileSnapshot after;
+        Observed before;
         {
             const sys::ScopedFsIdentity identity(who);
             const auto root = open_area(config_, owner, chat, core::FileArea::Workspace, who);
-            after = sys::read_file_beneath(root.get(), names, config_.files.max_bytes);
+            before = observe(root.get(), names, config_.files.max_bytes);
         }
-        core::EditReceipt receipt;
-        receipt.id = new_receipt_id();
-        receipt.owner = owner;
-        receipt.chat = chat;
-        receipt.job = job;
-        receipt.path = core::join_components(names);
-        receipt.device = static_cast<std::uint64_t>(after.st.st_dev);
-        receipt.inode = static_cast<std::uint64_t>(after.st.st_ino);
-        receipt.before_sha256 = sys::sha256_hex(before_data);
-        receipt.after_sha256 = sys::sha256_hex(after.data);
-        receipt.time = static_cast<std::int64_t>(std::time(nullptr));
-        // The key and the snapshot dir are the helper's own (root), never
-        // the run-as user's.
+        const auto handle =
+            core::make_handle(new_receipt_id(), owner, chat, job, core::join_components(names), before.file,
+                              static_cast<std::uint32_t>(before.mode), now(), config_.files.receipt_ttl_sec);
+        // The key, the snapshot dir and the used marks are the helper's
+        // own (root), never the run-as user's.
         const auto key = sys::load_or_create_receipt_key(config_.files.receipt_key);
+        if (before.file.present) {
+            sys::SnapshotDir(config_.snapshot_dir).store_snapshot(handle.id, before.data);
+        }
+        auto text = sys::sign_receipt(handle, key);
+        sd_journal_send("MESSAGE=began edit %s of %s", handle.id.c_str(), handle.path.c_str(),
+                        "NATIVE_RUNTIME_OWNER=%s", owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(),
+                        "NATIVE_RUNTIME_JOB=%s", job.c_str(), nullptr);
+        return text;
+    });
+}
+
+std::string FileService::RecordEdit(const std::string& owner, const std::string& chat, const std::string& job,
+                                    const std::string& handle_text, const std::string& run_as_user)
+{
+    return typed_errors([&] {
+        validate_scope(owner, chat, job);
+        require_snapshot_dir(config_);
+        const auto who = authorize(run_as_user);
+        const auto key = sys::load_or_create_receipt_key(config_.files.receipt_key);
+        const auto handle = sys::verify_receipt(handle_text, key, core::ReceiptKind::Handle);
+        core::check_receipt_binding(handle, owner, chat, job);
+        const auto at = now();
+        core::check_receipt_fresh(handle, at);
+        sys::UsedReceipts used(core::used_receipts_dir(config_.files.receipt_key));
+        if (used.used(handle)) {
+            fail(ErrorKind::ReceiptUsed, "the edit handle was already recorded");
+        }
+        Observed after;
+        {
+            const sys::ScopedFsIdentity identity(who);
+            const auto root = open_area(config_, owner, chat, core::FileArea::Workspace, who);
+            after = observe(root.get(), core::parse_relative_path(handle.path, "handle path"), config_.files.max_bytes);
+        }
+        const auto receipt = core::make_receipt(handle, after.file, at, config_.files.receipt_ttl_sec);
         sys::SnapshotDir dir(config_.snapshot_dir);
-        auto text = dir.store(receipt, before_data, key);
+        used.prune(at);
+        used.claim(handle);
+        std::string text;
+        try {
+            text = dir.store_receipt(receipt, key);
+        } catch (...) {
+            used.release(handle);
+            throw;
+        }
         sd_journal_send("MESSAGE=recorded edit receipt %s", receipt.id.c_str(), "NATIVE_RUNTIME_OWNER=%s",
                         owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), "NATIVE_RUNTIME_JOB=%s", job.c_str(),
                         nullptr);
@@ -241,24 +304,20 @@ FileService::CheckedEdit FileService::check_edit(const std::string& owner, const
     require_snapshot_dir(config_);
     CheckedEdit out;
     const auto key = sys::load_or_create_receipt_key(config_.files.receipt_key);
-    out.receipt = sys::verify_receipt(receipt_text, key);
+    out.receipt = sys::verify_receipt(receipt_text, key, core::ReceiptKind::Receipt);
     core::check_receipt_binding(out.receipt, owner, chat, job);
-    sys::FileSnapshot current;
+    core::check_receipt_fresh(out.receipt, now());
+    if (sys::UsedReceipts(core::used_receipts_dir(config_.files.receipt_key)).used(out.receipt)) {
+        fail(ErrorKind::ReceiptUsed, "the receipt was already used to revert");
+    }
+    Observed current;
     {
         const sys::ScopedFsIdentity identity(who);
         const auto root = open_area(config_, owner, chat, core::FileArea::Workspace, who);
-        try {
-            current = sys::read_file_beneath(root.get(), core::parse_relative_path(out.receipt.path, "receipt path"),
-                                             config_.files.max_bytes);
-        } catch (const core::Error& e) {
-            if (e.kind() == ErrorKind::NoSuchFile) {
-                fail(ErrorKind::ReceiptStale, out.receipt.path + " no longer exists");
-            }
-            throw;
-        }
+        current =
+            observe(root.get(), core::parse_relative_path(out.receipt.path, "receipt path"), config_.files.max_bytes);
     }
-    core::check_receipt_current(out.receipt, static_cast<std::uint64_t>(current.st.st_dev),
-                                static_cast<std::uint64_t>(current.st.st_ino), sys::sha256_hex(current.data));
+    core::check_receipt_current(out.receipt, current.file);
     out.before = sys::SnapshotDir(config_.snapshot_dir).snapshot_of(out.receipt, config_.files.max_bytes);
     out.current = std::move(current.data);
     return out;
@@ -283,12 +342,27 @@ void FileService::Revert(const std::string& owner, const std::string& chat, cons
         validate_scope(owner, chat, job);
         const auto who = authorize(run_as_user);
         const auto edit = check_edit(owner, chat, job, receipt, who);
-        const auto names = core::parse_relative_path(edit.receipt.path, "receipt path");
-        const sys::ScopedFsIdentity identity(who);
-        const auto root = open_area(config_, owner, chat, core::FileArea::Workspace, who);
-        sys::replace_file_beneath(root.get(), names, edit.before,
-                                  sys::replacement_mode(root.get(), names, kNewFileMode));
-        sd_journal_send("MESSAGE=reverted edit %s", edit.receipt.id.c_str(), "NATIVE_RUNTIME_OWNER=%s", owner.c_str(),
+        const auto& r = edit.receipt;
+        const auto names = core::parse_relative_path(r.path, "receipt path");
+        // Marked used before the file is touched, durably: a replay, also
+        // after a helper restart, finds the mark. Taken back only when the
+        // revert failed without changing anything.
+        sys::UsedReceipts used(core::used_receipts_dir(config_.files.receipt_key));
+        used.prune(now());
+        used.claim(r);
+        try {
+            const sys::ScopedFsIdentity identity(who);
+            const auto root = open_area(config_, owner, chat, core::FileArea::Workspace, who);
+            if (core::revert_action(r) == core::RevertAction::RemoveFile) {
+                sys::remove_file_beneath(root.get(), names, r.device, r.inode);
+            } else {
+                sys::replace_file_beneath(root.get(), names, edit.before, r.before_mode);
+            }
+        } catch (...) {
+            used.release(r);
+            throw;
+        }
+        sd_journal_send("MESSAGE=reverted edit %s", r.id.c_str(), "NATIVE_RUNTIME_OWNER=%s", owner.c_str(),
                         "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), "NATIVE_RUNTIME_JOB=%s", job.c_str(), nullptr);
     });
 }

@@ -31,9 +31,10 @@ private:
     uint64_t WriteFile(const std::string& owner, const std::string& chat, const std::string& area,
                        const std::string& relpath, const std::string& run_as_user,
                        const sdbus::UnixFd& content) override;
+    std::string BeginEdit(const std::string& owner, const std::string& chat, const std::string& job,
+                          const std::string& relpath, const std::string& run_as_user) override;
     std::string RecordEdit(const std::string& owner, const std::string& chat, const std::string& job,
-                           const std::string& relpath, const std::string& run_as_user,
-                           const sdbus::UnixFd& before) override;
+                           const std::string& handle, const std::string& run_as_user) override;
     std::tuple<sdbus::UnixFd, sdbus::UnixFd> Diff(const std::string& owner, const std::string& chat,
                                                   const std::string& job, const std::string& receipt,
                                                   const std::string& run_as_user) override;
@@ -49,8 +50,8 @@ private:
         std::string before;
         std::string current;
     };
-    // Authentic, bound to (owner, chat, job), file unchanged since; plus
-    // both contents.
+    // Authentic, bound to (owner, chat, job), unexpired, unused, file in the
+    // state the edit left it; plus both contents ("" for an absent state).
     CheckedEdit check_edit(const std::string& owner, const std::string& chat, const std::string& job,
                            const std::string& receipt_text, const sys::FsCredentials& who) const;
 

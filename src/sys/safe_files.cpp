@@ -143,6 +143,33 @@ mode_t replacement_mode(int root_fd, const std::vector<std::string>& names, mode
     return S_ISREG(st.st_mode) ? (st.st_mode & kPermissionBits) : fallback;
 }
 
+void remove_file_beneath(int root_fd, const std::vector<std::string>& names, std::uint64_t device, std::uint64_t inode,
+                         Resolver resolver)
+{
+    const auto shown = shown_name(names);
+    const auto parent = open_parent_beneath(root_fd, names, resolver);
+    const auto& last = names.back();
+    struct stat existing {};
+    if (fstatat(parent.get(), last.c_str(), &existing, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) {
+            fail(ErrorKind::NoSuchFile, shown + " does not exist");
+        }
+        fail(errno == EACCES ? ErrorKind::AccessDenied : ErrorKind::InvalidPath,
+             "cannot stat " + shown + ": " + std::strerror(errno));
+    }
+    if (!S_ISREG(existing.st_mode) || static_cast<std::uint64_t>(existing.st_dev) != device ||
+        static_cast<std::uint64_t>(existing.st_ino) != inode) {
+        fail(ErrorKind::FileChanged, shown + " was replaced since it was checked; not removed");
+    }
+    if (unlinkat(parent.get(), last.c_str(), 0) != 0) {
+        fail(errno == EACCES || errno == EPERM ? ErrorKind::AccessDenied : ErrorKind::InvalidPath,
+             "cannot remove " + shown + ": " + std::strerror(errno));
+    }
+    if (fsync(parent.get()) != 0) {
+        fail(ErrorKind::UnsafeFile, "cannot sync the directory of " + shown + ": " + std::strerror(errno));
+    }
+}
+
 struct stat replace_file_beneath(int root_fd, const std::vector<std::string>& names, std::string_view data, mode_t mode,
                                  Resolver resolver)
 {

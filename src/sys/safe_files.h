@@ -40,6 +40,16 @@ FileSnapshot read_file_beneath(int root_fd, const std::vector<std::string>& name
 struct stat replace_file_beneath(int root_fd, const std::vector<std::string>& names, std::string_view data, mode_t mode,
                                  Resolver resolver = Resolver::Openat2);
 
+// Removes the regular file at `names` (the revert of a creation): the
+// parent is opened beneath the root, the entry is looked at without
+// following it and must still be a regular file with device and inode
+// `device`/`inode` (FileChanged otherwise: replaced since it was checked),
+// then unlinkat in that directory fd and fsync of the directory. Never
+// follows a link and never removes a directory; a missing entry is
+// NoSuchFile.
+void remove_file_beneath(int root_fd, const std::vector<std::string>& names, std::uint64_t device, std::uint64_t inode,
+                         Resolver resolver = Resolver::Openat2);
+
 // The permission bits to give a replacement: the existing regular file's
 // (without set-id or sticky bits), or `fallback` when there is none.
 mode_t replacement_mode(int root_fd, const std::vector<std::string>& names, mode_t fallback,

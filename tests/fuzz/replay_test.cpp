@@ -24,6 +24,7 @@
 extern "C" int nr_fuzz_config_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_ids_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_relpath_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_receipt_one_input(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -64,6 +65,11 @@ int feed_relpath(const std::string& input)
     return nr_fuzz_relpath_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
+int feed_receipt(const std::string& input)
+{
+    return nr_fuzz_receipt_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
 std::string test_name_for(const fs::path& path)
 {
     std::string name = path.stem().string();
@@ -80,6 +86,7 @@ std::string corpus_test_name(const ::testing::TestParamInfo<fs::path>& param_inf
 class AConfigCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AnIdCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ARelativePathCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class AReceiptCorpusInput : public ::testing::TestWithParam<fs::path> {};
 
 } // namespace
 
@@ -214,5 +221,35 @@ TEST(RandomPathLikeInputs, PassTheRelativePathFuzzHarness)
             input += pieces[std::uniform_int_distribution<std::size_t>(0, pieces.size() - 1)(rng)];
         }
         ASSERT_NO_THROW(feed_relpath(input)) << "round " << round;
+    }
+}
+
+TEST_P(AReceiptCorpusInput, PassesTheReceiptFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_receipt(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, AReceiptCorpusInput, ::testing::ValuesIn(corpus_files("receipt")), corpus_test_name);
+
+TEST(MutatedReceiptCorpusInputs, PassTheReceiptFuzzHarness)
+{
+    std::mt19937 rng(20261202U); // fixed seed: a failure reproduces
+    const auto files = corpus_files("receipt");
+    ASSERT_FALSE(files.empty());
+    const std::string interesting = "\n=0a-./+ absent";
+    for (int round = 0; round < 20000; ++round) {
+        auto input = read_file(files[static_cast<std::size_t>(round) % files.size()]);
+        const auto edits = std::uniform_int_distribution<int>(1, 3)(rng);
+        for (int e = 0; e < edits && !input.empty(); ++e) {
+            const auto at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
+            const auto c = interesting[std::uniform_int_distribution<std::size_t>(0, interesting.size() - 1)(rng)];
+            switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+            case 0: input[at] = c; break;
+            case 1: input.insert(at, 1, c); break;
+            default: input.erase(at, 1); break;
+            }
+        }
+        ASSERT_NO_THROW(feed_receipt(input)) << "round " << round << ":\n" << input;
     }
 }

@@ -250,13 +250,7 @@ TEST_F(FileOperations, AFileReplacedInATightLoopIsReadWholeOrRefusedAsChanged)
 
 namespace {
 
-std::string record_edit(const std::string& relpath, const std::string& before, const std::string& job = "job-1")
-{
-    const auto outcome =
-        with_stdin(before, {"file", "record-edit", "--owner", kOwner, "--chat", kChat, "--job", job, relpath});
-    EXPECT_EQ(outcome.status, 0) << outcome.err;
-    return outcome.out;
-}
+const std::string kConfigPath = "/etc/native-runtime/config.yaml";
 
 std::string receipt_file(const std::string& name, const std::string& text)
 {
@@ -264,6 +258,45 @@ std::string receipt_file(const std::string& name, const std::string& text)
     put(path, text);
     must({"chown", kWorker, path});
     return path;
+}
+
+Outcome begin_edit_outcome(const std::string& relpath, const std::string& job = "job-1",
+                           const std::string& chat = kChat)
+{
+    return run(
+        as_user(kWorker, {kCtl, "file", "begin-edit", "--owner", kOwner, "--chat", chat, "--job", job, relpath}));
+}
+
+// The handle's text, saved for the worker; the file's state now is what the
+// helper snapshots.
+std::string begin_edit(const std::string& name, const std::string& relpath, const std::string& job = "job-1")
+{
+    const auto outcome = begin_edit_outcome(relpath, job);
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    return receipt_file(name + ".handle", outcome.out);
+}
+
+Outcome record_edit_outcome(const std::string& handle_path, const std::string& job = "job-1",
+                            const std::string& owner = kOwner, const std::string& chat = kChat)
+{
+    return run(as_user(kWorker, {kCtl, "file", "record-edit", "--owner", owner, "--chat", chat, "--job", job,
+                                 "--handle", handle_path}));
+}
+
+std::string record_edit(const std::string& name, const std::string& handle_path, const std::string& job = "job-1")
+{
+    const auto outcome = record_edit_outcome(handle_path, job);
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    return receipt_file(name, outcome.out);
+}
+
+// begin-edit, then `edit` (what the native tool does), then record-edit;
+// returns the receipt's path.
+template <typename Edit> std::string recorded(const std::string& name, const std::string& relpath, Edit&& edit)
+{
+    const auto handle = begin_edit(name, relpath);
+    edit();
+    return record_edit(name, handle);
 }
 
 Outcome diff(const std::string& receipt_path, const std::string& owner = kOwner, const std::string& chat = kChat,
@@ -274,10 +307,11 @@ Outcome diff(const std::string& receipt_path, const std::string& owner = kOwner,
                                  std::string(kScratch) + "/after.out"}));
 }
 
-Outcome revert(const std::string& receipt_path)
+Outcome revert(const std::string& receipt_path, const std::string& owner = kOwner, const std::string& chat = kChat,
+               const std::string& job = "job-1")
 {
-    return run(as_user(kWorker, {kCtl, "file", "revert", "--owner", kOwner, "--chat", kChat, "--job", "job-1",
-                                 "--receipt", receipt_path}));
+    return run(as_user(
+        kWorker, {kCtl, "file", "revert", "--owner", owner, "--chat", chat, "--job", job, "--receipt", receipt_path}));
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to)
@@ -287,12 +321,48 @@ std::string replaced(std::string text, const std::string& from, const std::strin
     return at == std::string::npos ? text : text.replace(at, from.size(), to);
 }
 
+bool exists(const std::string& path)
+{
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+void stop_helper()
+{
+    run({"systemctl", "stop", "native-runtimed.service"});
+}
+
+// The harness config with `files.receipt_ttl_sec` set, for one test; the
+// helper is stopped so the next call activates one that reads it. Puts the
+// harness config back however the test ends.
+class ReceiptLifetime {
+public:
+    explicit ReceiptLifetime(int seconds) : saved_(slurp(kConfigPath))
+    {
+        put(kConfigPath, replaced(saved_, "files:\n", "files:\n  receipt_ttl_sec: " + std::to_string(seconds) + "\n"));
+        stop_helper();
+    }
+    ReceiptLifetime(const ReceiptLifetime&) = delete;
+    ReceiptLifetime& operator=(const ReceiptLifetime&) = delete;
+    ReceiptLifetime(ReceiptLifetime&&) = delete;
+    ReceiptLifetime& operator=(ReceiptLifetime&&) = delete;
+    ~ReceiptLifetime()
+    {
+        put(kConfigPath, saved_);
+        stop_helper();
+    }
+
+private:
+    std::string saved_;
+};
+
 } // namespace
 
 TEST_F(FileOperations, ARecordedEditShowsItsDiffAndReverts)
 {
-    ASSERT_EQ(file_write("edit.txt", "after-edit").status, 0);
-    const auto receipt = receipt_file("r-ok", record_edit("edit.txt", "before-edit"));
+    ASSERT_EQ(file_write("edit.txt", "before-edit").status, 0);
+    const auto receipt =
+        recorded("r-ok", "edit.txt", [] { ASSERT_EQ(file_write("edit.txt", "after-edit").status, 0); });
     const auto shown = diff(receipt);
     EXPECT_EQ(shown.status, 0) << shown.err;
     EXPECT_EQ(slurp(std::string(kScratch) + "/before.out"), "before-edit");
@@ -302,37 +372,170 @@ TEST_F(FileOperations, ARecordedEditShowsItsDiffAndReverts)
     EXPECT_EQ(slurp(kWorkspace + "/edit.txt"), "before-edit");
 }
 
-TEST_F(FileOperations, AReceiptOfAnotherOwnerChatOrJobIsRefused)
+TEST_F(FileOperations, TheBeforeStateIsWhatTheHelperReadNotWhatTheCallerSays)
 {
+    ASSERT_EQ(file_write("vouched.txt", "as-read-by-the-helper").status, 0);
+    const auto handle = begin_edit("r-vouched", "vouched.txt");
+    ASSERT_EQ(file_write("vouched.txt", "after").status, 0);
+    // Whatever the caller pipes in is not an input any more.
+    const auto outcome = with_stdin("claimed-by-the-caller", {"file", "record-edit", "--owner", kOwner, "--chat", kChat,
+                                                              "--job", "job-1", "--handle", handle});
+    ASSERT_EQ(outcome.status, 0) << outcome.err;
+    const auto receipt = receipt_file("r-vouched", outcome.out);
+    ASSERT_EQ(diff(receipt).status, 0);
+    EXPECT_EQ(slurp(std::string(kScratch) + "/before.out"), "as-read-by-the-helper");
+    ASSERT_EQ(revert(receipt).status, 0);
+    EXPECT_EQ(slurp(kWorkspace + "/vouched.txt"), "as-read-by-the-helper");
+}
+
+TEST_F(FileOperations, ACreationIsRecordedAsAbsentBeforeAndRevertedByRemovingTheFile)
+{
+    const auto receipt = recorded("r-create", "created.txt", [] {
+        ASSERT_FALSE(exists(kWorkspace + "/created.txt"));
+        ASSERT_EQ(file_write("created.txt", "new-file").status, 0);
+    });
+    EXPECT_NE(slurp(receipt).find("\nbefore=absent\n"), std::string::npos) << slurp(receipt);
+    const auto shown = diff(receipt);
+    EXPECT_EQ(shown.status, 0) << shown.err;
+    EXPECT_EQ(slurp(std::string(kScratch) + "/before.out"), "");
+    EXPECT_EQ(slurp(std::string(kScratch) + "/after.out"), "new-file");
+    const auto reverted = revert(receipt);
+    EXPECT_EQ(reverted.status, 0) << reverted.err;
+    EXPECT_FALSE(exists(kWorkspace + "/created.txt"));
+}
+
+TEST_F(FileOperations, ADeletionIsRecordedAsAbsentAfterAndRevertedByRestoringTheFile)
+{
+    ASSERT_EQ(file_write("deleted.txt", "keep-me").status, 0);
+    must({"chmod", "0640", kWorkspace + "/deleted.txt"});
+    const auto receipt = recorded("r-delete", "deleted.txt", [] { as_worker("rm " + kWorkspace + "/deleted.txt"); });
+    EXPECT_NE(slurp(receipt).find("\nafter=absent\n"), std::string::npos) << slurp(receipt);
+    const auto reverted = revert(receipt);
+    EXPECT_EQ(reverted.status, 0) << reverted.err;
+    EXPECT_EQ(slurp(kWorkspace + "/deleted.txt"), "keep-me");
+    struct stat st {};
+    ASSERT_EQ(::lstat((kWorkspace + "/deleted.txt").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0640U); // the mode before, as the helper read it
+    EXPECT_EQ(st.st_uid, ::getpwnam(kWorker)->pw_uid);
+}
+
+TEST_F(FileOperations, ARevertIsRefusedUnlessTheFileIsInTheRecordedStateAfter)
+{
+    // A deletion whose file came back, and a creation whose file changed.
+    ASSERT_EQ(file_write("back.txt", "v1").status, 0);
+    const auto deletion = recorded("r-back", "back.txt", [] { as_worker("rm " + kWorkspace + "/back.txt"); });
+    ASSERT_EQ(file_write("back.txt", "someone-else").status, 0);
+    expect_refused(revert(deletion), "ReceiptStale");
+    EXPECT_EQ(slurp(kWorkspace + "/back.txt"), "someone-else");
+    const auto creation = recorded("r-made", "made.txt", [] { ASSERT_EQ(file_write("made.txt", "v1").status, 0); });
+    ASSERT_EQ(file_write("made.txt", "v2").status, 0);
+    expect_refused(revert(creation), "ReceiptStale");
+    EXPECT_EQ(slurp(kWorkspace + "/made.txt"), "v2");
+    // Control: once the file is back in the recorded state, both revert.
+    as_worker("rm " + kWorkspace + "/back.txt");
+    EXPECT_EQ(revert(deletion).status, 0);
+    EXPECT_EQ(slurp(kWorkspace + "/back.txt"), "v1");
+}
+
+TEST_F(FileOperations, AReceiptRevertsOnlyOnceEvenAfterTheHelperRestarts)
+{
+    // A deletion's after-state (absent) can be produced again by the
+    // worker, so only the used mark stops a second revert.
+    ASSERT_EQ(file_write("once.txt", "v1").status, 0);
+    const auto receipt = recorded("r-once", "once.txt", [] { as_worker("rm " + kWorkspace + "/once.txt"); });
+    ASSERT_EQ(revert(receipt).status, 0);
+    EXPECT_EQ(slurp(kWorkspace + "/once.txt"), "v1");
+    as_worker("rm " + kWorkspace + "/once.txt");
+    expect_refused(revert(receipt), "ReceiptUsed");
+    expect_refused(diff(receipt), "ReceiptUsed");
+    stop_helper();
+    expect_refused(revert(receipt), "ReceiptUsed");
+    EXPECT_FALSE(exists(kWorkspace + "/once.txt"));
+}
+
+TEST_F(FileOperations, AnEditHandleIsRecordedOnlyOnce)
+{
+    ASSERT_EQ(file_write("handle.txt", "v1").status, 0);
+    const auto handle = begin_edit("r-handle", "handle.txt");
+    ASSERT_EQ(file_write("handle.txt", "v2").status, 0);
+    ASSERT_EQ(record_edit_outcome(handle).status, 0);
+    ASSERT_EQ(file_write("handle.txt", "v3").status, 0);
+    expect_refused(record_edit_outcome(handle), "ReceiptUsed");
+    stop_helper();
+    expect_refused(record_edit_outcome(handle), "ReceiptUsed");
+}
+
+TEST_F(FileOperations, AnExpiredHandleOrReceiptIsRefused)
+{
+    const ReceiptLifetime lifetime(5);
+    ASSERT_EQ(file_write("expiry.txt", "v1").status, 0);
+    const auto receipt =
+        recorded("r-expiry", "expiry.txt", [] { ASSERT_EQ(file_write("expiry.txt", "v2").status, 0); });
+    const auto late_handle = begin_edit("r-late", "expiry.txt");
+    EXPECT_EQ(diff(receipt).status, 0); // control: fresh
+    ::sleep(6);
+    expect_refused(diff(receipt), "ReceiptExpired");
+    expect_refused(revert(receipt), "ReceiptExpired");
+    EXPECT_EQ(slurp(kWorkspace + "/expiry.txt"), "v2");
+    expect_refused(record_edit_outcome(late_handle), "ReceiptExpired");
+}
+
+TEST_F(FileOperations, AReceiptOrHandleOfAnotherOwnerChatOrJobIsRefused)
+{
+    ASSERT_EQ(file_write("bound.txt", "v1").status, 0);
+    const auto handle = begin_edit("r-bound", "bound.txt");
     ASSERT_EQ(file_write("bound.txt", "v2").status, 0);
-    const auto receipt = receipt_file("r-bound", record_edit("bound.txt", "v1"));
-    EXPECT_EQ(diff(receipt).status, 0); // control
+    expect_refused(record_edit_outcome(handle, "job-1", "bob"), "ReceiptMismatch");
+    expect_refused(record_edit_outcome(handle, "job-1", kOwner, "other-chat"), "ReceiptMismatch");
+    expect_refused(record_edit_outcome(handle, "job-2"), "ReceiptMismatch");
+    const auto receipt = record_edit("r-bound", handle); // control: its own scope
+    EXPECT_EQ(diff(receipt).status, 0);                  // control
     expect_refused(diff(receipt, "bob"), "ReceiptMismatch");
     expect_refused(diff(receipt, kOwner, "other-chat"), "ReceiptMismatch");
     expect_refused(diff(receipt, kOwner, kChat, "job-2"), "ReceiptMismatch");
+    expect_refused(revert(receipt, "bob"), "ReceiptMismatch");
+    expect_refused(revert(receipt, kOwner, "other-chat"), "ReceiptMismatch");
+    expect_refused(revert(receipt, kOwner, kChat, "job-2"), "ReceiptMismatch");
+    EXPECT_EQ(slurp(kWorkspace + "/bound.txt"), "v2");
 }
 
-TEST_F(FileOperations, AForgedOrEditedReceiptIsRefused)
+TEST_F(FileOperations, AForgedOrEditedReceiptOrHandleIsRefused)
 {
+    ASSERT_EQ(file_write("forged.txt", "v1").status, 0);
+    const auto handle = begin_edit("r-forged", "forged.txt");
+    const auto handle_text = slurp(handle);
     ASSERT_EQ(file_write("forged.txt", "v2").status, 0);
-    const auto text = record_edit("forged.txt", "v1");
+    // A handle edited to claim the file did not exist before.
+    const auto before_at = handle_text.find("before=");
+    ASSERT_NE(before_at, std::string::npos);
+    const auto forged_handle =
+        handle_text.substr(0, before_at) + "before=absent\nmode=0000\n" + handle_text.substr(handle_text.find("time="));
+    expect_refused(record_edit_outcome(receipt_file("r-forged-handle", forged_handle)), "ReceiptInvalid");
+    const auto text = slurp(record_edit("r-genuine", handle));
     EXPECT_EQ(diff(receipt_file("r-genuine", text)).status, 0); // control
-    // Edited to name another owner, or another file: the MAC no longer fits.
+    // Edited to name another owner, another file, or a later expiry: the
+    // MAC no longer fits.
     expect_refused(diff(receipt_file("r-owner", replaced(text, "owner=alice", "owner=bobby")), "bobby"),
                    "ReceiptInvalid");
     expect_refused(diff(receipt_file("r-path", replaced(text, "path=forged.txt", "path=plain.txt"))), "ReceiptInvalid");
-    // Made up from scratch with a guessed MAC.
+    const auto expires_at = text.find("expires=");
+    ASSERT_NE(expires_at, std::string::npos);
+    expect_refused(diff(receipt_file("r-expires", text.substr(0, expires_at) + "expires=9999999999\n" +
+                                                      text.substr(text.find("mac=")))),
+                   "ReceiptInvalid");
+    // Made up from scratch with a guessed MAC; a handle where a receipt belongs.
     const auto mac_at = text.find("mac=");
     ASSERT_NE(mac_at, std::string::npos);
     expect_refused(diff(receipt_file("r-made-up", text.substr(0, mac_at) + "mac=" + std::string(64, '0') + "\n")),
                    "ReceiptInvalid");
+    expect_refused(diff(handle), "ReceiptInvalid");
     expect_refused(diff(receipt_file("r-garbage", "not a receipt\n")), "ReceiptInvalid");
 }
 
 TEST_F(FileOperations, AReceiptIsStaleAfterALaterEdit)
 {
-    ASSERT_EQ(file_write("stale.txt", "v2").status, 0);
-    const auto receipt = receipt_file("r-stale", record_edit("stale.txt", "v1"));
+    ASSERT_EQ(file_write("stale.txt", "v1").status, 0);
+    const auto receipt = recorded("r-stale", "stale.txt", [] { ASSERT_EQ(file_write("stale.txt", "v2").status, 0); });
     EXPECT_EQ(diff(receipt).status, 0); // control
     ASSERT_EQ(file_write("stale.txt", "v3").status, 0);
     expect_refused(diff(receipt), "ReceiptStale");
@@ -348,8 +551,8 @@ TEST_F(FileOperations, TheSnapshotDirIsRootOwnedGroupSharedMode2770WithReceipts0
     EXPECT_EQ(st.st_mode & 07777, 02770U);
     EXPECT_EQ(st.st_uid, 0U);
     EXPECT_EQ(st.st_gid, ::getgrnam("native-runtime")->gr_gid);
-    ASSERT_EQ(file_write("mode.txt", "v2").status, 0);
-    const auto text = record_edit("mode.txt", "v1");
+    ASSERT_EQ(file_write("mode.txt", "v1").status, 0);
+    const auto text = slurp(recorded("r-mode", "mode.txt", [] { ASSERT_EQ(file_write("mode.txt", "v2").status, 0); }));
     const auto id = text.substr(text.find("id=") + 3, 32);
     for (const auto* suffix : {".receipt", ".snapshot"}) {
         ASSERT_EQ(::lstat((std::string(kSnapshotDir) + "/" + id + suffix).c_str(), &st), 0) << suffix;
@@ -369,11 +572,14 @@ TEST_F(FileOperations, TheSnapshotDirIsAbsentFromSessionsButThereForTheWorker)
 
 TEST_F(FileOperations, TheReceiptKeyIsUnreadableForTheWorker)
 {
-    ASSERT_EQ(file_write("key.txt", "v2").status, 0);
-    record_edit("key.txt", "v1"); // creates the key
+    ASSERT_EQ(file_write("key.txt", "v1").status, 0);
+    begin_edit("r-key", "key.txt"); // creates the key
     const std::string key = "/var/lib/native-runtime/receipt.key";
     EXPECT_EQ(run({"test", "-s", key}).status, 0); // control: it exists
     EXPECT_NE(run(as_user(kWorker, {"cat", key})).status, 0);
+    // Nor can it reach the marks of used receipts beside it.
+    EXPECT_EQ(run({"test", "-d", "/var/lib/native-runtime/used-receipts"}).status, 0); // control
+    EXPECT_NE(run(as_user(kWorker, {"ls", "/var/lib/native-runtime/used-receipts"})).status, 0);
 }
 
 TEST(ProvisioningTheSnapshotDir, RefusesAnExistingDirectoryWithALooserMode)
@@ -386,4 +592,22 @@ TEST(ProvisioningTheSnapshotDir, RefusesAnExistingDirectoryWithALooserMode)
     struct stat st {};
     ASSERT_EQ(::lstat("/var/lib/nr-loose-snapshots", &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0777U);
+}
+
+TEST(ProvisioningTheSnapshotDir, NoLongerOffersAnotherOwner)
+{
+    // A directory owned by the gateway user, as --owner made it, is one
+    // the helper (root without CAP_DAC_OVERRIDE, not in the group) cannot
+    // write: the option is gone and such a directory is refused.
+    const auto option =
+        run({kCtl, "provision-snapshot-dir", "--group", "native-runtime", "--owner", kWorker, "/var/lib/nr-gw-snaps"});
+    EXPECT_NE(option.status, 0);
+    EXPECT_FALSE(exists("/var/lib/nr-gw-snaps"));
+    must({"install", "-d", "-m", "2770", "-o", kWorker, "-g", "native-runtime", "/var/lib/nr-gw-snaps"});
+    const auto outcome = run({kCtl, "provision-snapshot-dir", "--group", "native-runtime", "/var/lib/nr-gw-snaps"});
+    EXPECT_EQ(outcome.status, 65);
+    EXPECT_NE(outcome.err.find("not root"), std::string::npos) << outcome.err;
+    struct stat st {};
+    ASSERT_EQ(::lstat("/var/lib/nr-gw-snaps", &st), 0);
+    EXPECT_EQ(st.st_uid, ::getpwnam(kWorker)->pw_uid); // left as it was
 }

@@ -48,6 +48,18 @@ protected:
         return sys::replace_file_beneath(root.get(), core::parse_relative_path(rel, "relpath"), data, mode, GetParam());
     }
 
+    void remove(const std::string& rel, std::uint64_t device, std::uint64_t inode)
+    {
+        const auto root = tree.open_root("root");
+        sys::remove_file_beneath(root.get(), core::parse_relative_path(rel, "relpath"), device, inode, GetParam());
+    }
+    struct stat lstat_of(const std::string& rel)
+    {
+        struct stat st {};
+        EXPECT_EQ(::lstat(tree.at(rel).c_str(), &st), 0) << rel;
+        return st;
+    }
+
     void SetUp() override
     {
         tree.dir("root/sub");
@@ -60,6 +72,7 @@ protected:
 
 using ARead = WithEachResolver;
 using AWrite = WithEachResolver;
+using ARemoval = WithEachResolver;
 
 } // namespace
 
@@ -263,6 +276,48 @@ TEST_P(AWrite, LeavesNoTemporaryFileBehind)
 }
 
 INSTANTIATE_TEST_SUITE_P(Resolvers, ARead, ::testing::Values(Resolver::Openat2, Resolver::Walk), resolver_name);
+TEST_P(ARemoval, RemovesTheCheckedFile)
+{
+    const auto st = lstat_of("root/sub/file.txt");
+    remove("sub/file.txt", st.st_dev, st.st_ino);
+    EXPECT_FALSE(std::filesystem::exists(tree.at("root/sub/file.txt")));
+}
+
+TEST_P(ARemoval, OfAFileReplacedSinceTheCheckIsRefusedAndLeavesIt)
+{
+    const auto st = lstat_of("root/sub/file.txt");
+    tree.file("root/sub/other.txt", "other");
+    ASSERT_EQ(::rename(tree.at("root/sub/other.txt").c_str(), tree.at("root/sub/file.txt").c_str()), 0);
+    NR_EXPECT_REFUSED(e, ErrorKind::FileChanged, remove("sub/file.txt", st.st_dev, st.st_ino));
+    EXPECT_EQ(tree.read("root/sub/file.txt"), "other");
+}
+
+TEST_P(ARemoval, OfASymlinkOrADirectoryIsRefusedAndNothingOutsideIsRemoved)
+{
+    const auto outside = lstat_of("outside.txt");
+    tree.symlink("root/sub/link.txt", tree.at("outside.txt"));
+    NR_EXPECT_REFUSED(e, ErrorKind::FileChanged, remove("sub/link.txt", outside.st_dev, outside.st_ino));
+    EXPECT_TRUE(std::filesystem::is_symlink(tree.at("root/sub/link.txt")));
+    EXPECT_EQ(tree.read("outside.txt"), "outside-secret");
+    const auto dir = lstat_of("root/sub");
+    NR_EXPECT_REFUSED(d, ErrorKind::FileChanged, remove("sub", dir.st_dev, dir.st_ino));
+    EXPECT_TRUE(std::filesystem::is_directory(tree.at("root/sub")));
+}
+
+TEST_P(ARemoval, ThroughASymlinkedParentIsRefused)
+{
+    const auto outside = lstat_of("outside.txt");
+    tree.symlink("root/up", tree.path());
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, remove("up/outside.txt", outside.st_dev, outside.st_ino));
+    EXPECT_EQ(tree.read("outside.txt"), "outside-secret");
+}
+
+TEST_P(ARemoval, OfAMissingFileIsNoSuchFile)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::NoSuchFile, remove("sub/none.txt", 1, 2));
+}
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, ARemoval, ::testing::Values(Resolver::Openat2, Resolver::Walk), resolver_name);
 INSTANTIATE_TEST_SUITE_P(Resolvers, AWrite, ::testing::Values(Resolver::Openat2, Resolver::Walk), resolver_name);
 
 TEST(ThisKernel, HasOpenat2SoTheKernelEnforcesTheResolveFlags)

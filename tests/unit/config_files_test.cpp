@@ -37,6 +37,25 @@ TEST(AConfigWithoutAFilesSection, LimitsFilesTo64MiBAndKeepsTheKeyInTheHelpersSt
     EXPECT_EQ(c.files.receipt_key, "/var/lib/native-runtime/receipt.key");
 }
 
+TEST(AConfigWithoutAFilesSection, LetsReceiptsLiveADay)
+{
+    EXPECT_EQ(parse(kMinimal).files.receipt_ttl_sec, 86400U);
+}
+
+TEST(TheFilesSection, SetsTheReceiptLifetimeInSeconds)
+{
+    EXPECT_EQ(parse(kMinimal + "files:\n  receipt_ttl_sec: 5\n").files.receipt_ttl_sec, 5U);
+    EXPECT_EQ(parse(kMinimal + "files:\n  receipt_ttl_sec: 31536000\n").files.receipt_ttl_sec, 31536000U);
+}
+
+TEST(TheFilesSection, RefusesAReceiptLifetimeThatIsZeroTooLongSignedOrNotANumber)
+{
+    for (const auto* value : {"0", "31536001", "-5", "+5", "5s", "1h", "5.0", "\"\"", "[5]"}) {
+        NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid, parse(kMinimal + "files:\n  receipt_ttl_sec: " + value + "\n"));
+        EXPECT_THAT(e->what(), HasSubstr("files.receipt_ttl_sec")) << value;
+    }
+}
+
 TEST(TheFilesSection, SetsTheSizeLimitAndTheKeyPath)
 {
     const auto c = parse(kMinimal + "files:\n  max_size: 2M\n  receipt_key: /etc/nr/receipt.key\n");

@@ -44,6 +44,8 @@ TEST(EachErrorKind, HasTheDBusNameThatMatchesItsEnumerator)
     EXPECT_EQ(error_name(ErrorKind::ReceiptInvalid), "ReceiptInvalid");
     EXPECT_EQ(error_name(ErrorKind::ReceiptMismatch), "ReceiptMismatch");
     EXPECT_EQ(error_name(ErrorKind::ReceiptStale), "ReceiptStale");
+    EXPECT_EQ(error_name(ErrorKind::ReceiptExpired), "ReceiptExpired");
+    EXPECT_EQ(error_name(ErrorKind::ReceiptUsed), "ReceiptUsed");
 }
 
 TEST(ErrorNames, AreDistinctSoTheBusErrorIdentifiesTheKind)
@@ -57,7 +59,8 @@ TEST(ErrorNames, AreDistinctSoTheBusErrorIdentifiesTheKind)
         error_name(ErrorKind::NoSuchFile),     error_name(ErrorKind::UnsafeFile),
         error_name(ErrorKind::FileTooLarge),   error_name(ErrorKind::FileChanged),
         error_name(ErrorKind::ReceiptInvalid), error_name(ErrorKind::ReceiptMismatch),
-        error_name(ErrorKind::ReceiptStale),
+        error_name(ErrorKind::ReceiptStale),   error_name(ErrorKind::ReceiptExpired),
+        error_name(ErrorKind::ReceiptUsed),
     };
-    EXPECT_EQ(names.size(), 17U);
+    EXPECT_EQ(names.size(), 19U);
 }

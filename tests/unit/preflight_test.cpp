@@ -163,6 +163,14 @@ TEST(TheSnapshotDir, MustBe2770WithTheGroup)
     EXPECT_FALSE(judge_snapshot_dir("/s", dir("/s", 0, 500, 02770), std::nullopt, "g").passed);
 }
 
+TEST(ASnapshotDirOwnedByAnotherUser, FailsBecauseTheHelperCannotWriteIt)
+{
+    const auto result = judge_snapshot_dir("/s", dir("/s", 1000, 500, 02770), 500, "g");
+    EXPECT_FALSE(result.passed);
+    EXPECT_NE(result.detail.find("not root"), std::string::npos) << result.detail;
+    EXPECT_NE(result.hint.find("chown root /s"), std::string::npos) << result.hint;
+}
+
 TEST(AMissingSnapshotDir, NamesTheProvisioningCommand)
 {
     const auto missing = judge_snapshot_dir("/s", PathFacts{"/s", false, 0, 0, 0}, 500, "g");
