@@ -6,15 +6,15 @@
 #include "core/ids.h"
 #include "core/relative_path.h"
 #include "daemon/bus_errors.h"
+#include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/digest.h"
 #include "sys/identity.h"
+#include "sys/journal_writer.h"
 #include "sys/receipt_store.h"
 #include "sys/safe_dirs.h"
 #include "sys/safe_files.h"
 #include "sys/sealed_memfd.h"
-
-#include <systemd/sd-journal.h>
 
 #include <poll.h>
 #include <sys/random.h>
@@ -37,13 +37,12 @@ constexpr mode_t kNewFileMode = 0600;
 constexpr auto kContentDeadline = std::chrono::seconds(30);
 constexpr std::size_t kChunk = 65536;
 
-template <typename Body> auto typed_errors(Body&& body) -> decltype(body())
+void log_edit(const std::string& message, const core::SessionRef& ref, const std::string& receipt)
 {
-    try {
-        return body();
-    } catch (const core::Error& e) {
-        throw to_bus_error(e);
-    }
+    auto record = core::log_record(core::LogEvent::FileEdited, message);
+    core::add_session(record, ref);
+    record.fields.emplace_back("NATIVE_RUNTIME_RECEIPT", receipt);
+    sys::write_log(record);
 }
 
 // Everything readable from a caller's fd, at most `max_bytes`.
@@ -162,7 +161,7 @@ std::tuple<sdbus::UnixFd, uint64_t> FileService::OpenForRead(const std::string& 
                                                              const std::string& area, const std::string& relpath,
                                                              const std::string& run_as_user)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "OpenForRead", {owner, chat, {}, {}}, RequestKind::File, [&] {
         const auto which = core::parse_file_area(area);
         validate_scope(owner, chat);
         const auto names = core::parse_relative_path(relpath, "relpath");
@@ -181,7 +180,7 @@ uint64_t FileService::WriteFile(const std::string& owner, const std::string& cha
                                 const std::string& relpath, const std::string& run_as_user,
                                 const sdbus::UnixFd& content)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "WriteFile", {owner, chat, {}, {}}, RequestKind::File, [&] {
         const auto which = core::parse_file_area(area);
         validate_scope(owner, chat);
         const auto names = core::parse_relative_path(relpath, "relpath");
@@ -199,7 +198,7 @@ std::string FileService::RecordEdit(const std::string& owner, const std::string&
                                     const std::string& relpath, const std::string& run_as_user,
                                     const sdbus::UnixFd& before)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "RecordEdit", {owner, chat, job, {}}, RequestKind::File, [&] {
         validate_scope(owner, chat, job);
         const auto names = core::parse_relative_path(relpath, "relpath");
         require_snapshot_dir(config_);
@@ -227,9 +226,7 @@ std::string FileService::RecordEdit(const std::string& owner, const std::string&
         const auto key = sys::load_or_create_receipt_key(config_.files.receipt_key);
         sys::SnapshotDir dir(config_.snapshot_dir);
         auto text = dir.store(receipt, before_data, key);
-        sd_journal_send("MESSAGE=recorded edit receipt %s", receipt.id.c_str(), "NATIVE_RUNTIME_OWNER=%s",
-                        owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), "NATIVE_RUNTIME_JOB=%s", job.c_str(),
-                        nullptr);
+        log_edit("recorded edit receipt " + receipt.id + " for " + receipt.path, {owner, chat, job, {}}, receipt.id);
         return text;
     });
 }
@@ -268,7 +265,7 @@ std::tuple<sdbus::UnixFd, sdbus::UnixFd> FileService::Diff(const std::string& ow
                                                            const std::string& job, const std::string& receipt,
                                                            const std::string& run_as_user)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "Diff", {owner, chat, job, {}}, RequestKind::File, [&] {
         validate_scope(owner, chat, job);
         const auto who = authorize(run_as_user);
         const auto edit = check_edit(owner, chat, job, receipt, who);
@@ -279,7 +276,7 @@ std::tuple<sdbus::UnixFd, sdbus::UnixFd> FileService::Diff(const std::string& ow
 void FileService::Revert(const std::string& owner, const std::string& chat, const std::string& job,
                          const std::string& receipt, const std::string& run_as_user)
 {
-    typed_errors([&] {
+    refused_as_typed_error(getObject(), "Revert", {owner, chat, job, {}}, RequestKind::File, [&] {
         validate_scope(owner, chat, job);
         const auto who = authorize(run_as_user);
         const auto edit = check_edit(owner, chat, job, receipt, who);
@@ -288,8 +285,8 @@ void FileService::Revert(const std::string& owner, const std::string& chat, cons
         const auto root = open_area(config_, owner, chat, core::FileArea::Workspace, who);
         sys::replace_file_beneath(root.get(), names, edit.before,
                                   sys::replacement_mode(root.get(), names, kNewFileMode));
-        sd_journal_send("MESSAGE=reverted edit %s", edit.receipt.id.c_str(), "NATIVE_RUNTIME_OWNER=%s", owner.c_str(),
-                        "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), "NATIVE_RUNTIME_JOB=%s", job.c_str(), nullptr);
+        log_edit("reverted edit " + edit.receipt.id + " of " + edit.receipt.path, {owner, chat, job, {}},
+                 edit.receipt.id);
     });
 }
 

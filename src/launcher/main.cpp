@@ -7,6 +7,7 @@
 #include "core/sandbox_args.h"
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
+#include "sys/journal_writer.h"
 #include "sys/landlock_scope.h"
 #include "sys/safe_dirs.h"
 #include "sys/sealed_memfd.h"
@@ -33,6 +34,15 @@ std::string token_from_args(int argc, char** argv)
     return argv[2];
 }
 
+// To the worker (the session's stderr is its fd) and to the journal, where
+// journald files it under the session's unit (_SYSTEMD_UNIT=) with the
+// unit's NATIVE_RUNTIME_* fields.
+void launch_failed(const std::string& message)
+{
+    std::cerr << "native-runtime-launch: " << message << '\n';
+    nr::sys::write_log(nr::core::log_record(nr::core::LogEvent::LaunchFailed, "launch failed: " + message));
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -41,6 +51,7 @@ int main(int argc, char** argv)
         std::cout << nr::version::describe("native-runtime-launch") << '\n';
         return 0;
     }
+    nr::sys::set_log_identifier("native-runtime-launch");
     try {
         nr::launcher::close_inherited_fds();
         // The spec may carry credentials: keep other processes of this uid
@@ -81,9 +92,9 @@ int main(int argc, char** argv)
         }
         become_sandbox();
     } catch (const nr::core::Error& e) {
-        std::cerr << "native-runtime-launch: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';
+        launch_failed(std::string(nr::core::error_name(e.kind())) + ": " + e.what());
     } catch (const std::exception& e) {
-        std::cerr << "native-runtime-launch: LaunchFailed: " << e.what() << '\n';
+        launch_failed(std::string("LaunchFailed: ") + e.what());
     }
     return kLaunchFailedStatus;
 }
