@@ -91,7 +91,7 @@ std::size_t count_with(const std::vector<json>& records, const char* name, const
 
 TEST(ARefusedStartSession, IsAWarningInTheJournalWithTheCallerTheErrorAndTheUnit)
 {
-    const auto refused = run(as_user(kStranger, ctl_run("erin", "rf", "shell", {"true"})));
+    const auto refused = run(as_user(kStranger, ctl_run("erin", "rf", "shell", {"sh", "-c", "true"})));
     ASSERT_NE(refused.status, 0) << "the stranger is not a configured caller";
 
     const auto record = last_record({std::string("MESSAGE_ID=") + kSessionRefused, "NATIVE_RUNTIME_OWNER=erin"});
@@ -148,7 +148,7 @@ TEST(ASessionsStartAndEnd, AreStructuredRecordsOfTheHelperAboutItsUnit)
 TEST(LogsOfASession, IgnoreARecordForgedByAnUnprivilegedUser)
 {
     const std::string unit = "native-runtime-dave-fg.service";
-    const auto ran = run(as_user(kWorker, ctl_run("dave", "fg", "shell", {"true"})));
+    const auto ran = run(as_user(kWorker, ctl_run("dave", "fg", "shell", {"sh", "-c", "true"})));
     ASSERT_EQ(ran.status, 0) << ran.err;
     last_record({std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=" + unit});
 
@@ -186,7 +186,7 @@ TEST(LogsOfASession, IgnoreARecordForgedByAnUnprivilegedUser)
 
 TEST(LogsWithLines, ShowTheNewestRecordsReadFromTheTail)
 {
-    const auto ran = run(as_user(kWorker, ctl_run("dave", "nl", "shell", {"true"})));
+    const auto ran = run(as_user(kWorker, ctl_run("dave", "nl", "shell", {"sh", "-c", "true"})));
     ASSERT_EQ(ran.status, 0) << ran.err;
     last_record({std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=native-runtime-dave-nl.service"});
 
@@ -204,7 +204,7 @@ TEST(LogsWithLines, ShowTheNewestRecordsReadFromTheTail)
 
 TEST(LogsSince, ShowOnlyRecordsFromThatTimeOn)
 {
-    const auto ran = run(as_user(kWorker, ctl_run("dave", "sn", "shell", {"true"})));
+    const auto ran = run(as_user(kWorker, ctl_run("dave", "sn", "shell", {"sh", "-c", "true"})));
     ASSERT_EQ(ran.status, 0) << ran.err;
     last_record({std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=native-runtime-dave-sn.service"});
 
@@ -222,7 +222,7 @@ TEST(LogsFollow, PrintsTheRecordsOfASessionStartedAfterIt)
     const std::string unit = "native-runtime-gina-fw.service";
     Background follow({kCtl, "logs", "-f", "--owner", "gina", "--chat", "fw", "-o", "json"});
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    const auto ran = run(as_user(kWorker, ctl_run("gina", "fw", "shell", {"true"})));
+    const auto ran = run(as_user(kWorker, ctl_run("gina", "fw", "shell", {"sh", "-c", "true"})));
     ASSERT_EQ(ran.status, 0) << ran.err;
     last_record({std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=" + unit});
     // `logs -f` wakes on the journal's inotify; give it a moment to print.
@@ -276,8 +276,22 @@ TEST(SyscallsTheSandboxRefuses, AreCountedAndLoggedUnderTheSessionsUnitWithoutFl
     EXPECT_EQ(count_with(logs, "MESSAGE_ID", kSyscallsDenied), records.size());
 
     // Positive control: a session that is refused nothing has no such record.
-    const auto quiet = run(as_user(kWorker, ctl_run("hank", "qt", "shell", {"true"})));
+    const auto quiet = run(as_user(kWorker, ctl_run("hank", "qt", "shell", {"sh", "-c", "true"})));
     ASSERT_EQ(quiet.status, 0) << quiet.err;
     last_record({std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=native-runtime-hank-qt.service"});
     EXPECT_TRUE(journal({denied, "_SYSTEMD_UNIT=native-runtime-hank-qt.service"}).empty());
+}
+
+TEST(TheInstalledCatalog, IsKnownToJournalctlAfterThePackageInstall)
+{
+    // systemd's dpkg trigger on /usr/lib/systemd/catalog ran
+    // `journalctl --update-catalog` when the package was installed.
+    const auto listed = run({"journalctl", "--list-catalog"});
+    ASSERT_EQ(listed.status, 0) << listed.err;
+    for (const auto* id : {kSessionStarted, kSessionEnded, kSessionRefused, kFileOperationRefused, kSyscallsDenied}) {
+        EXPECT_NE(listed.out.find(id), std::string::npos) << id << " missing from journalctl --list-catalog";
+    }
+    const auto explained =
+        run({"journalctl", "--no-pager", "-x", "-n", "1", std::string("MESSAGE_ID=") + kSessionRefused});
+    EXPECT_NE(explained.out.find("A request to native-runtimed was refused"), std::string::npos) << explained.out;
 }
