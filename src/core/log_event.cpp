@@ -80,6 +80,7 @@ const std::vector<LogEvent>& all_log_events()
 {
     static const std::vector<LogEvent> events = [] {
         std::vector<LogEvent> out;
+        out.reserve(kEvents.size());
         for (const auto& entry : kEvents) {
             out.push_back(entry.event);
         }

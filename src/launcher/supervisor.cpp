@@ -51,12 +51,12 @@ sigset_t stop_signals()
 {
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
-        std::signal(sig, SIG_DFL);
+        (void)std::signal(sig, SIG_DFL);
         sigset_t only;
         sigemptyset(&only);
         sigaddset(&only, sig);
         sigprocmask(SIG_UNBLOCK, &only, nullptr);
-        raise(sig);
+        (void)raise(sig);
         _exit(kSignalStatusBase + sig); // a signal whose default is not to die
     }
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : kLaunchFailedStatus);
