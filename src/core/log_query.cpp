@@ -5,6 +5,7 @@
 #include "core/ids.h"
 #include "core/unit_name.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <ctime>
@@ -147,6 +148,21 @@ std::vector<std::vector<std::string>> session_log_terms(const std::string& owner
     helper.push_back("NATIVE_RUNTIME_CHAT=" + chat);
     const auto unit = session_unit_name(owner, chat);
     return {helper, systemd_term(unit), {"_SYSTEMD_UNIT=" + unit}};
+}
+
+bool record_matches(const std::map<std::string, std::string>& fields,
+                    const std::vector<std::vector<std::string>>& terms)
+{
+    return std::any_of(terms.begin(), terms.end(), [&fields](const std::vector<std::string>& term) {
+        return std::all_of(term.begin(), term.end(), [&fields](const std::string& match) {
+            const auto eq = match.find('=');
+            if (eq == std::string::npos) {
+                return false;
+            }
+            const auto it = fields.find(match.substr(0, eq));
+            return it != fields.end() && it->second == match.substr(eq + 1);
+        });
+    });
 }
 
 std::set<std::string> owner_units(const std::string& owner, const std::set<std::string>& units)

@@ -6,6 +6,7 @@
 // local user; the fields starting with '_' cannot, journald sets them.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,6 +29,11 @@ namespace nr::core {
 // systemd's records about each of `units` that is one of O's session units.
 std::vector<std::vector<std::string>> session_log_terms(const std::string& owner, const std::string& chat,
                                                         const std::set<std::string>& units = {});
+
+// True when `fields` (a record's FIELD -> value) satisfy one of `terms`, as
+// sd_journal's matches would; used where the matches are applied by hand.
+bool record_matches(const std::map<std::string, std::string>& fields,
+                    const std::vector<std::vector<std::string>>& terms);
 
 // The members of `units` that are session units of `owner`.
 std::set<std::string> owner_units(const std::string& owner, const std::set<std::string>& units);

@@ -1,5 +1,7 @@
 #include "sys/journal_reader.h"
 
+#include "core/log_query.h"
+
 #include <systemd/sd-journal.h>
 
 #include <cstdlib>
@@ -143,15 +145,33 @@ void read_journal(const JournalQuery& query, const std::function<bool(const Jour
 {
     Journal journal;
     sd_journal* j = journal.get();
+    // Where following starts when no existing record is printed: the last
+    // record of the journal as it is now.
+    std::string resume;
+    if (query.follow) {
+        check(sd_journal_seek_tail(j), "sd_journal_seek_tail");
+        if (sd_journal_previous(j) > 0) {
+            resume = current(j).cursor;
+        }
+    }
     add_terms(j, query.terms);
     bool printed = false;
-    if (!existing(j, query, sink, printed) || !query.follow) {
+    const auto remember = [&](const JournalRecord& record) {
+        resume = record.cursor;
+        return sink(record);
+    };
+    if (!existing(j, query, remember, printed) || !query.follow) {
         return;
     }
-    if (!printed) {
-        // Nothing matched yet: wait at the end, not at the beginning.
-        check(sd_journal_seek_tail(j), "sd_journal_seek_tail");
-        check(sd_journal_previous(j), "sd_journal_previous");
+    // New records are read without sd_journal's matches and matched here:
+    // systemd 252's sd_journal_next, following several alternatives, was
+    // seen to skip a matching record written between two others.
+    sd_journal_flush_matches(j);
+    if (resume.empty()) {
+        check(sd_journal_seek_head(j), "sd_journal_seek_head");
+    } else {
+        check(sd_journal_seek_cursor(j, resume.c_str()), "sd_journal_seek_cursor");
+        check(sd_journal_next(j), "sd_journal_next"); // onto the resumed record itself
     }
     for (;;) {
         const int r = sd_journal_next(j);
@@ -160,7 +180,8 @@ void read_journal(const JournalQuery& query, const std::function<bool(const Jour
             check(sd_journal_wait(j, static_cast<std::uint64_t>(-1)), "sd_journal_wait");
             continue;
         }
-        if (!sink(current(j))) {
+        const auto record = current(j);
+        if (core::record_matches(record.fields, query.terms) && !sink(record)) {
             return;
         }
     }

@@ -100,3 +100,13 @@ TEST(Since, RefusesWhatItCannotParse)
         NR_EXPECT_REFUSED(since, ErrorKind::InvalidArgument, parse_since(text, 1000 * kSec));
     }
 }
+
+TEST(ARecord, MatchesWhenAllFieldsOfOneTermAgree)
+{
+    const Terms terms{{"_UID=0", "NATIVE_RUNTIME_OWNER=alice"}, {"_PID=1", "UNIT=u.service"}};
+    EXPECT_TRUE(record_matches({{"_UID", "0"}, {"NATIVE_RUNTIME_OWNER", "alice"}, {"MESSAGE", "x"}}, terms));
+    EXPECT_TRUE(record_matches({{"_PID", "1"}, {"UNIT", "u.service"}}, terms));
+    EXPECT_FALSE(record_matches({{"_UID", "1002"}, {"NATIVE_RUNTIME_OWNER", "alice"}}, terms)) << "a forged record";
+    EXPECT_FALSE(record_matches({{"UNIT", "u.service"}}, terms));
+    EXPECT_FALSE(record_matches({}, {}));
+}
