@@ -5,11 +5,13 @@
 #include "core/config.h"
 #include "core/dropin.h"
 #include "core/error.h"
+#include "core/log_event.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
 #include "sys/config_file.h"
 #include "sys/dropin_check.h"
 #include "sys/dropin_files.h"
+#include "sys/journal_writer.h"
 #include "sys/preflight.h"
 #include "sys/systemd_manager.h"
 
@@ -91,6 +93,16 @@ std::string read_template(const char* path)
     return *text;
 }
 
+// Changing what systemd applies to an application's units is an operator
+// action worth a record (who: _UID and _PID, which journald adds).
+void log_dropin_change(const std::string& unit, const std::string& what)
+{
+    sys::set_log_identifier("native-runtimectl");
+    auto record = core::log_record(core::LogEvent::DropinsChanged, unit + ": " + what);
+    record.fields.emplace_back("NATIVE_RUNTIME_DROPIN_UNIT", unit);
+    sys::write_log(record);
+}
+
 // Writes our drop-in for `unit` (refusing to replace a file that is not
 // ours) and says what happened.
 void install_one(const DropinOptions& options, const std::string& unit, const std::string& template_text,
@@ -109,6 +121,9 @@ void install_one(const DropinOptions& options, const std::string& unit, const st
         return core::render_dropin(template_text, values, created);
     });
     std::cout << unit << ": " << outcome_name(outcome) << ' ' << path << '\n';
+    if (outcome != sys::WriteOutcome::Unchanged) {
+        log_dropin_change(unit, std::string(outcome_name(outcome)) + " " + path);
+    }
 }
 
 // Removes our drop-in for `unit`; false when a file there is not ours.
@@ -128,6 +143,7 @@ bool uninstall_one(const DropinOptions& options, const std::string& unit)
     }
     sys::remove_file_durably(dir, core::kDropinFileName, installed.created_directory);
     std::cout << unit << ": removed " << path << '\n';
+    log_dropin_change(unit, "removed " + path);
     return true;
 }
 

@@ -1,5 +1,9 @@
-// `native-runtimectl logs --owner O [--chat C]`: the journal records tagged
-// with a session's structured fields, as `journalctl NATIVE_RUNTIME_OWNER=O`.
+// `native-runtimectl logs --owner O [--chat C] [-n N] [--since T] [-f]
+// [-o short|json]`: an owner's or one chat's journal records, like
+// journalctl, but only those whose writer journald vouches for (the helper
+// as root in its own unit, systemd about the session's unit, processes in
+// the session's unit or the owner's slice); see core/log_query.h for the
+// matches and docs/operator-guide.md for the equivalent journalctl line.
 
 #include "core/error.h"
 #include "core/log_query.h"
@@ -9,6 +13,8 @@
 #include "sys/journal_reader.h"
 
 #include <array>
+#include <cerrno>
+#include <chrono>
 #include <ctime>
 #include <iostream>
 #include <system_error>
@@ -17,15 +23,7 @@ namespace nr::ctl {
 
 namespace {
 
-std::string iso_time(std::uint64_t usec)
-{
-    const auto secs = static_cast<std::time_t>(usec / 1000000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    std::array<char, 32> buf{};
-    (void)std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf.data();
-}
+constexpr std::size_t kFollowDefaultLines = 10;
 
 std::string field(const sys::JournalRecord& record, const std::string& name)
 {
@@ -33,24 +31,44 @@ std::string field(const sys::JournalRecord& record, const std::string& name)
     return it == record.fields.end() ? std::string() : it->second;
 }
 
-void print_text(const sys::JournalRecord& record)
+// journalctl's "short": "Dec 02 20:14:38 host identifier[pid]: message",
+// in local time.
+void print_short(const sys::JournalRecord& record)
 {
+    const auto secs = static_cast<std::time_t>(record.realtime_usec / 1000000);
+    std::tm tm{};
+    localtime_r(&secs, &tm);
+    std::array<char, 32> stamp{};
+    (void)std::strftime(stamp.data(), stamp.size(), "%b %d %H:%M:%S", &tm);
     auto source = field(record, "SYSLOG_IDENTIFIER");
     if (source.empty()) {
-        source = field(record, "_SYSTEMD_UNIT");
+        source = field(record, "_COMM");
+    }
+    if (source.empty()) {
+        source = "unknown";
     }
     const auto pid = field(record, "_PID");
-    std::cout << iso_time(record.realtime_usec) << ' ' << source << (pid.empty() ? "" : "[" + pid + "]") << ": "
-              << field(record, "MESSAGE") << '\n';
+    std::cout << stamp.data() << ' ' << field(record, "_HOSTNAME") << ' ' << source
+              << (pid.empty() ? "" : "[" + pid + "]") << ": " << field(record, "MESSAGE") << '\n';
 }
 
+// journalctl's "json": one object per line, every field a string, plus the
+// cursor and the timestamps it adds.
 void print_json(const sys::JournalRecord& record)
 {
-    std::cout << "{\"realtime_usec\":" << record.realtime_usec;
+    std::cout << "{\"__CURSOR\":" << json_quote(record.cursor) << ",\"__REALTIME_TIMESTAMP\":\"" << record.realtime_usec
+              << "\",\"__MONOTONIC_TIMESTAMP\":\"" << record.monotonic_usec << '"';
     for (const auto& [name, value] : record.fields) {
         std::cout << ',' << json_quote(name) << ':' << json_quote(value);
     }
     std::cout << "}\n";
+}
+
+std::uint64_t now_usec()
+{
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
 }
 
 } // namespace
@@ -58,10 +76,28 @@ void print_json(const sys::JournalRecord& record)
 int session_logs(const LogsOptions& options)
 {
     try {
-        const auto terms = core::session_log_terms(options.owner, options.chat);
-        for (const auto& record : sys::read_journal(terms, core::session_log_fields(), options.lines)) {
-            options.json ? print_json(record) : print_text(record);
+        sys::JournalQuery query;
+        // systemd's records about an owner's units can only be matched by
+        // unit name: the names come from the journal's own index of UNIT=
+        // values, and only those of this owner's sessions are used.
+        const auto units = options.chat.empty() ? sys::unique_journal_values("UNIT") : std::set<std::string>{};
+        query.terms = core::session_log_terms(options.owner, options.chat, units);
+        query.follow = options.follow;
+        query.lines = options.lines;
+        if (options.follow && !options.lines_given) {
+            query.lines = kFollowDefaultLines;
         }
+        if (!options.since.empty()) {
+            query.since_usec = core::parse_since(options.since, now_usec());
+        }
+        const bool json = options.json || options.output == "json";
+        sys::read_journal(query, [&](const sys::JournalRecord& record) {
+            json ? print_json(record) : print_short(record);
+            if (options.follow) {
+                std::cout.flush();
+            }
+            return static_cast<bool>(std::cout);
+        });
         return 0;
     } catch (const core::Error& e) {
         std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';

@@ -51,8 +51,22 @@ OperatorVerbs add_operator_verbs(CLI::App& app)
     s.logs_cmd = app.add_subcommand("logs", "Show journal records of an owner's sessions");
     s.logs_cmd->add_option("--owner", s.logs.owner, "Owner id")->required();
     s.logs_cmd->add_option("--chat", s.logs.chat, "Chat id");
-    s.logs_cmd->add_option("-n,--lines", s.logs.lines, "Show at most this many of the newest records");
-    s.logs_cmd->add_flag("--json", s.logs.json, "Print one JSON object per record");
+    s.logs_cmd
+        ->add_option_function<std::size_t>(
+            "-n,--lines",
+            [&logs = s.logs](std::size_t n) {
+                logs.lines = n;
+                logs.lines_given = true;
+            },
+            "Show at most this many of the newest records (read from the tail)")
+        ->type_name("N");
+    s.logs_cmd->add_option("--since", s.logs.since,
+                           "Records at or after this time: 'YYYY-MM-DD [HH:MM[:SS]]', '@SECONDS', 'today', "
+                           "'yesterday', '-5min', '5 min ago'");
+    s.logs_cmd->add_flag("-f,--follow", s.logs.follow, "Keep printing new records as they are written");
+    s.logs_cmd->add_option("-o,--output", s.logs.output, "Output format: short (default) or json")
+        ->check(CLI::IsMember({"short", "json"}));
+    s.logs_cmd->add_flag("--json", s.logs.json, "The same as -o json");
 
     s.preflight_cmd = app.add_subcommand("preflight", "Check the host's prerequisites; non-zero exit on any failure");
     s.preflight_cmd->add_flag("--json", s.preflight.json, "Print JSON");

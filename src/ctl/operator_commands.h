@@ -36,8 +36,12 @@ int session_status(const StatusOptions& options);
 struct LogsOptions {
     std::string owner;
     std::string chat;      // empty: every chat of the owner
-    std::size_t lines = 0; // 0: all
-    bool json = false;
+    std::size_t lines = 0; // 0: all (10 with --follow)
+    bool lines_given = false;
+    std::string since;            // journalctl's --since forms (core::parse_since)
+    bool follow = false;          // -f: keep printing new records
+    std::string output = "short"; // -o short|json
+    bool json = false;            // --json: the same as -o json
 };
 
 int session_logs(const LogsOptions& options);

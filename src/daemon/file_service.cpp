@@ -6,15 +6,15 @@
 #include "core/ids.h"
 #include "core/relative_path.h"
 #include "daemon/bus_errors.h"
+#include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/digest.h"
 #include "sys/identity.h"
+#include "sys/journal_writer.h"
 #include "sys/receipt_store.h"
 #include "sys/safe_dirs.h"
 #include "sys/safe_files.h"
 #include "sys/sealed_memfd.h"
-
-#include <systemd/sd-journal.h>
 
 #include <poll.h>
 #include <sys/random.h>
@@ -37,13 +37,12 @@ constexpr mode_t kNewFileMode = 0600;
 constexpr auto kContentDeadline = std::chrono::seconds(30);
 constexpr std::size_t kChunk = 65536;
 
-template <typename Body> auto typed_errors(Body&& body) -> decltype(body())
+void log_edit(const std::string& message, const core::SessionRef& ref, const std::string& receipt)
 {
-    try {
-        return body();
-    } catch (const core::Error& e) {
-        throw to_bus_error(e);
-    }
+    auto record = core::log_record(core::LogEvent::FileEdited, message);
+    core::add_session(record, ref);
+    record.fields.emplace_back("NATIVE_RUNTIME_RECEIPT", receipt);
+    sys::write_log(record);
 }
 
 // Everything readable from a caller's fd, at most `max_bytes`.
@@ -193,7 +192,7 @@ std::tuple<sdbus::UnixFd, uint64_t> FileService::OpenForRead(const std::string& 
                                                              const std::string& area, const std::string& relpath,
                                                              const std::string& run_as_user)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "OpenForRead", {owner, chat, {}, {}}, RequestKind::File, [&] {
         const auto which = core::parse_file_area(area);
         validate_scope(owner, chat);
         const auto names = core::parse_relative_path(relpath, "relpath");
@@ -212,7 +211,7 @@ uint64_t FileService::WriteFile(const std::string& owner, const std::string& cha
                                 const std::string& relpath, const std::string& run_as_user,
                                 const sdbus::UnixFd& content)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "WriteFile", {owner, chat, {}, {}}, RequestKind::File, [&] {
         const auto which = core::parse_file_area(area);
         validate_scope(owner, chat);
         const auto names = core::parse_relative_path(relpath, "relpath");
@@ -229,7 +228,7 @@ uint64_t FileService::WriteFile(const std::string& owner, const std::string& cha
 std::string FileService::BeginEdit(const std::string& owner, const std::string& chat, const std::string& job,
                                    const std::string& relpath, const std::string& run_as_user)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "BeginEdit", {owner, chat, job, {}}, RequestKind::File, [&] {
         validate_scope(owner, chat, job);
         const auto names = core::parse_relative_path(relpath, "relpath");
         require_snapshot_dir(config_);
@@ -250,9 +249,7 @@ std::string FileService::BeginEdit(const std::string& owner, const std::string& 
             sys::SnapshotDir(config_.snapshot_dir).store_snapshot(handle.id, before.data);
         }
         auto text = sys::sign_receipt(handle, key);
-        sd_journal_send("MESSAGE=began edit %s of %s", handle.id.c_str(), handle.path.c_str(),
-                        "NATIVE_RUNTIME_OWNER=%s", owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(),
-                        "NATIVE_RUNTIME_JOB=%s", job.c_str(), nullptr);
+        log_edit("began edit " + handle.id + " of " + handle.path, {owner, chat, job, {}}, handle.id);
         return text;
     });
 }
@@ -260,7 +257,7 @@ std::string FileService::BeginEdit(const std::string& owner, const std::string& 
 std::string FileService::RecordEdit(const std::string& owner, const std::string& chat, const std::string& job,
                                     const std::string& handle_text, const std::string& run_as_user)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "RecordEdit", {owner, chat, job, {}}, RequestKind::File, [&] {
         validate_scope(owner, chat, job);
         require_snapshot_dir(config_);
         const auto who = authorize(run_as_user);
@@ -290,9 +287,7 @@ std::string FileService::RecordEdit(const std::string& owner, const std::string&
             used.release(handle);
             throw;
         }
-        sd_journal_send("MESSAGE=recorded edit receipt %s", receipt.id.c_str(), "NATIVE_RUNTIME_OWNER=%s",
-                        owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), "NATIVE_RUNTIME_JOB=%s", job.c_str(),
-                        nullptr);
+        log_edit("recorded edit receipt " + receipt.id + " for " + receipt.path, {owner, chat, job, {}}, receipt.id);
         return text;
     });
 }
@@ -327,7 +322,7 @@ std::tuple<sdbus::UnixFd, sdbus::UnixFd> FileService::Diff(const std::string& ow
                                                            const std::string& job, const std::string& receipt,
                                                            const std::string& run_as_user)
 {
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "Diff", {owner, chat, job, {}}, RequestKind::File, [&] {
         validate_scope(owner, chat, job);
         const auto who = authorize(run_as_user);
         const auto edit = check_edit(owner, chat, job, receipt, who);
@@ -338,7 +333,7 @@ std::tuple<sdbus::UnixFd, sdbus::UnixFd> FileService::Diff(const std::string& ow
 void FileService::Revert(const std::string& owner, const std::string& chat, const std::string& job,
                          const std::string& receipt, const std::string& run_as_user)
 {
-    typed_errors([&] {
+    refused_as_typed_error(getObject(), "Revert", {owner, chat, job, {}}, RequestKind::File, [&] {
         validate_scope(owner, chat, job);
         const auto who = authorize(run_as_user);
         const auto edit = check_edit(owner, chat, job, receipt, who);
@@ -362,8 +357,7 @@ void FileService::Revert(const std::string& owner, const std::string& chat, cons
             used.release(r);
             throw;
         }
-        sd_journal_send("MESSAGE=reverted edit %s", r.id.c_str(), "NATIVE_RUNTIME_OWNER=%s", owner.c_str(),
-                        "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), "NATIVE_RUNTIME_JOB=%s", job.c_str(), nullptr);
+        log_edit("reverted edit " + r.id + " of " + r.path, {owner, chat, job, {}}, r.id);
     });
 }
 

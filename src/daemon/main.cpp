@@ -9,18 +9,34 @@
 #include "daemon/manager_service.h"
 #include "sys/bus_compat.h"
 #include "sys/config_file.h"
+#include "sys/journal_writer.h"
 #include "version/version.h"
-
-#include <systemd/sd-journal.h>
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #ifndef NR_LAUNCHER_PATH
 #error "NR_LAUNCHER_PATH must be defined by the build"
 #endif
+
+namespace {
+
+// A helper that cannot start is an error in the journal, not an info line
+// of its stderr stream; stderr only when it is not the journal already.
+void fatal(const std::string& message)
+{
+    auto record = nr::core::log_record(nr::core::LogEvent::HelperTrouble, "cannot run: " + message);
+    record.priority = nr::core::Priority::Error;
+    nr::sys::write_log(record);
+    if (std::getenv("JOURNAL_STREAM") == nullptr) {
+        std::cerr << "native-runtimed: " << message << '\n';
+    }
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -34,8 +50,10 @@ int main(int argc, char** argv)
         return 64;
     }
     // Which build is answering: the first thing an operator needs after an upgrade.
-    sd_journal_send("MESSAGE=%s starting", version.c_str(), "PRIORITY=6", "NATIVE_RUNTIME_VERSION=%s",
-                    std::string(nr::version::project()).c_str(), nullptr);
+    nr::sys::set_log_identifier("native-runtimed");
+    auto started = nr::core::log_record(nr::core::LogEvent::HelperStarted, version + " starting");
+    started.fields.emplace_back("NATIVE_RUNTIME_VERSION", std::string(nr::version::project()));
+    nr::sys::write_log(started);
     try {
         auto config = nr::sys::load_config(nr::sys::config_path());
         auto connection = sdbus::createSystemBusConnection();
@@ -54,11 +72,11 @@ int main(int argc, char** argv)
         service.housekeeping();
         return 0;
     } catch (const nr::core::Error& e) {
-        std::cerr << "native-runtimed: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';
+        fatal(std::string(nr::core::error_name(e.kind())) + ": " + e.what());
     } catch (const sdbus::Error& e) {
-        std::cerr << "native-runtimed: " << e.getName() << ": " << e.getMessage() << '\n';
+        fatal(e.getName() + ": " + e.getMessage());
     } catch (const std::exception& e) {
-        std::cerr << "native-runtimed: " << e.what() << '\n';
+        fatal(e.what());
     }
     return 1;
 }

@@ -9,16 +9,17 @@
 #include "core/start_options.h"
 #include "core/unit_name.h"
 #include "daemon/bus_errors.h"
+#include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/bus_options.h"
 #include "sys/effective_properties.h"
 #include "sys/host_facts.h"
 #include "sys/identity.h"
+#include "sys/journal_writer.h"
 #include "sys/safe_dirs.h"
 #include "sys/unit_settings.h"
 #include "version/version.h"
 
-#include <systemd/sd-journal.h>
 #include <systemd/sd-login.h>
 
 #include <cstdlib>
@@ -34,14 +35,11 @@ constexpr auto kClaimDeadline = std::chrono::seconds(120);
 constexpr const char* kWorkerField = "NATIVE_RUNTIME_WORKER";
 constexpr const char* kSliceInterface = "org.freedesktop.systemd1.Slice";
 
-// Runs a handler body and turns core errors into typed D-Bus errors.
-template <typename Body> auto typed_errors(Body&& body) -> decltype(body())
+void log_trouble(const std::string& unit, const std::string& message)
 {
-    try {
-        return body();
-    } catch (const core::Error& e) {
-        throw to_bus_error(e);
-    }
+    auto record = core::log_record(core::LogEvent::HelperTrouble, message);
+    core::add_session(record, core::SessionRef{{}, {}, {}, unit});
+    sys::write_log(record);
 }
 
 std::string unit_of_pid(pid_t pid)
@@ -102,7 +100,7 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
                              const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd)
 {
     touch();
-    return typed_errors([&] {
+    return refused_as_typed_error(getObject(), "StartSession", {owner, chat, job, {}}, RequestKind::Session, [&] {
         // parse + validate: ids first, so nothing below sees a hostile name.
         core::SessionRequest request{owner, chat, job, adapter, argv, workspace, environment};
         core::validate_id(core::IdKind::Owner, owner);
@@ -164,8 +162,21 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
         // so a unit that fails the check never receives its spec.
         refuse_unless_applied(plan, token, path);
         bind_to_worker(adapter, worker, plan.unit_name);
-        sd_journal_send("MESSAGE=started session %s for uid %u", plan.unit_name.c_str(), user->uid,
-                        "NATIVE_RUNTIME_OWNER=%s", owner.c_str(), "NATIVE_RUNTIME_CHAT=%s", chat.c_str(), nullptr);
+        const auto who = current_caller(getObject());
+        auto record = core::log_record(core::LogEvent::SessionStarted,
+                                       "started " + plan.unit_name + " as uid " + std::to_string(user->uid) +
+                                           " for caller uid " + std::to_string(caller_uid()) + " pid " +
+                                           std::to_string(caller_pid()) + " (adapter " + adapter + ")");
+        core::add_session(record, {owner, chat, job, plan.unit_name});
+        record.fields.emplace_back("NATIVE_RUNTIME_ADAPTER", adapter);
+        record.fields.emplace_back("NATIVE_RUNTIME_RUN_AS_UID", std::to_string(user->uid));
+        if (who.uid) {
+            record.fields.emplace_back("NATIVE_RUNTIME_CALLER_UID", std::to_string(*who.uid));
+        }
+        if (who.pid) {
+            record.fields.emplace_back("NATIVE_RUNTIME_CALLER_PID", std::to_string(*who.pid));
+        }
+        sys::write_log(record);
         return std::make_tuple(plan.unit_name, path);
     });
 }
@@ -176,7 +187,9 @@ ManagerService::StartSessionWithOptions(const std::string& owner, const std::str
                                         const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd,
                                         const std::map<std::string, sdbus::Variant>& options)
 {
-    const auto decoded = typed_errors([&] { return core::decode_start_options(sys::option_values(options)); });
+    const auto decoded =
+        refused_as_typed_error(getObject(), "StartSessionWithOptions", {owner, chat, {}, {}}, RequestKind::Session,
+                               [&] { return core::decode_start_options(sys::option_values(options)); });
     return StartSession(owner, chat, decoded.job, adapter, argv, decoded.workspace, decoded.environment,
                         decoded.run_as_user, stdin_fd, stdout_fd, stderr_fd);
 }
@@ -215,7 +228,7 @@ void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const 
     try {
         systemd_.stop(plan.unit_name);
     } catch (const core::Error& e) {
-        sd_journal_send("MESSAGE=could not stop %s: %s", plan.unit_name.c_str(), e.what(), nullptr);
+        log_trouble(plan.unit_name, "could not stop " + plan.unit_name + ": " + e.what());
     }
     systemd_.unref(path);
     if (!failure.empty()) {
@@ -224,7 +237,8 @@ void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const 
     const auto message = plan.unit_name + ": systemd applied " + weakening->property + "=" + weakening->effective +
                          " where the plan has " + weakening->property + "=" + weakening->planned +
                          "; a drop-in or unit setting overrides it (see `systemctl cat " + plan.unit_name + "`)";
-    sd_journal_send("MESSAGE=refused session: %s", message.c_str(), "PRIORITY=3", nullptr);
+    // The refusal itself is logged by StartSession's wrapper, with the
+    // caller, as HardeningNotApplied.
     fail(ErrorKind::HardeningNotApplied, message);
 }
 
@@ -262,11 +276,16 @@ void ManagerService::stop_orphaned_sessions()
         if (!sessions_.contains(unit)) {
             continue;
         }
-        sd_journal_send("MESSAGE=stopping %s: the worker that started it left the bus", unit.c_str(), nullptr);
+        const auto* session = sessions_.find(unit);
+        auto record = core::log_record(core::LogEvent::SessionStopped,
+                                       "stopping " + unit + ": the worker that started it left the bus");
+        core::add_session(record, {session->owner, session->chat, session->job, unit});
+        record.fields.emplace_back("NATIVE_RUNTIME_STOP_REASON", "worker-left");
+        sys::write_log(record);
         try {
             systemd_.stop(unit);
         } catch (const core::Error& e) {
-            sd_journal_send("MESSAGE=could not stop %s: %s", unit.c_str(), e.what(), nullptr);
+            log_trouble(unit, "could not stop " + unit + ": " + e.what());
         }
     }
 }
@@ -274,7 +293,7 @@ void ManagerService::stop_orphaned_sessions()
 void ManagerService::StopSession(const std::string& owner, const std::string& chat)
 {
     touch();
-    typed_errors([&] {
+    refused_as_typed_error(getObject(), "StopSession", {owner, chat, {}, {}}, RequestKind::Session, [&] {
         core::validate_id(core::IdKind::Owner, owner);
         core::validate_id(core::IdKind::Chat, chat);
         const auto unit = core::session_unit_name(owner, chat);
@@ -288,6 +307,14 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
             user.empty()) {
             fail(ErrorKind::AccessDenied, "the session belongs to another user");
         }
+        auto record = core::log_record(core::LogEvent::SessionStopped, "stopping " + unit + " at the request of uid " +
+                                                                           std::to_string(caller) + " pid " +
+                                                                           std::to_string(caller_pid()));
+        core::add_session(record, {owner, chat, {}, unit});
+        record.fields.emplace_back("NATIVE_RUNTIME_STOP_REASON", "requested");
+        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_UID", std::to_string(caller));
+        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_PID", std::to_string(caller_pid()));
+        sys::write_log(record);
         systemd_.stop(unit);
     });
 }
@@ -297,13 +324,15 @@ std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<Manag
 ManagerService::Claim(const std::string& token)
 {
     touch();
-    return typed_errors([&] {
-        const auto unit = unit_of_pid(caller_pid());
+    // The unit is the caller's own, from its cgroup: named in the refusal.
+    const auto pid = sys::caller_pid(getObject());
+    const auto caller_unit = pid ? unit_of_pid(*pid) : std::string();
+    return refused_as_typed_error(getObject(), "Claim", {{}, {}, {}, caller_unit}, RequestKind::Session, [&] {
+        (void)caller_pid(); // AccessDenied without credentials
+        const auto& unit = caller_unit;
         auto spec = claims_.claim(token, unit, caller_uid());
         if (!spec) {
-            sd_journal_send("MESSAGE=refused a launch claim from pid %d (unit '%s', uid %u)",
-                            static_cast<int>(caller_pid()), unit.c_str(), caller_uid(), nullptr);
-            fail(ErrorKind::AccessDenied, "no launch is waiting for this caller");
+            fail(ErrorKind::AccessDenied, "no launch is waiting for this caller (unit '" + unit + "')");
         }
         std::vector<SeccompRuleWire> rules;
         for (const auto& rule : spec->seccomp.denied) {
@@ -325,7 +354,7 @@ ManagerService::Claim(const std::string& token)
 void ManagerService::ReportWaiting(const uint32_t& ahead)
 {
     touch();
-    typed_errors([&] {
+    refused_as_typed_error(getObject(), "ReportWaiting", {}, RequestKind::Session, [&] {
         // Authorised like Claim: only a process in a session unit this
         // helper tracks, running with that unit's UID (User= is numeric).
         const auto unit = unit_of_pid(caller_pid());
@@ -377,7 +406,7 @@ bool ManagerService::has_ended(const TrackedSession& session)
     } catch (const core::Error& e) {
         // A failed read is not an end: only a unit systemd no longer knows
         // is. Ending a live session here would withdraw its launch spec.
-        sd_journal_send("MESSAGE=could not read the state of %s: %s", session.unit.c_str(), e.what(), nullptr);
+        log_trouble(session.unit, "could not read the state of " + session.unit + ": " + e.what());
         return !systemd_.unit_path(session.unit).has_value();
     }
 }
@@ -390,6 +419,9 @@ void ManagerService::report_end(const TrackedSession& session)
     } catch (const core::Error&) {
         end.result = "unknown";
     }
+    core::SessionEnd logged{end.result,     end.code,          end.status, end.runtime_usec, end.memory_peak_bytes,
+                            end.tasks_peak, end.cpu_usage_nsec};
+    sys::write_log(core::session_end_record({session.owner, session.chat, session.job, session.unit}, logged));
     claims_.remove_unit(session.unit);
     workers_.forget(session.unit);
     emitSessionEnded(session.unit, session.owner, session.chat, session.job, end.result, end.code, end.status);

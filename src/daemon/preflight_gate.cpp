@@ -1,10 +1,10 @@
 #include "daemon/preflight_gate.h"
 
 #include "core/error.h"
+#include "core/log_event.h"
 #include "core/preflight.h"
+#include "sys/journal_writer.h"
 #include "sys/preflight.h"
-
-#include <systemd/sd-journal.h>
 
 #ifndef NR_HELPER_PATH
 #error "NR_HELPER_PATH must be defined by the build"
@@ -45,8 +45,14 @@ void PreflightGate::require(const core::RunAsUser& user)
         results.push_back(sys::check_canary(systemd_, config_, user, launcher_path_));
     }
     if (const auto failed = core::first_failure(results)) {
-        sd_journal_send("MESSAGE=preflight check %s failed: %s (%s)", failed->name.c_str(), failed->detail.c_str(),
-                        failed->hint.c_str(), "NATIVE_RUNTIME_PREFLIGHT=%s", failed->name.c_str(), nullptr);
+        // The host's state, at error: every request fails until it is
+        // fixed. Each refused request gets its own warning besides.
+        auto record = core::log_record(core::LogEvent::PreflightFailed, "preflight check " + failed->name +
+                                                                            " failed: " + failed->detail + " (" +
+                                                                            failed->hint + ")");
+        record.priority = core::Priority::Error;
+        record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT", failed->name);
+        sys::write_log(record);
         core::fail(core::ErrorKind::PreflightFailed,
                    failed->name + ": " + failed->detail + " (hint: " + failed->hint + ")");
     }

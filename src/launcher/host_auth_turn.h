@@ -26,11 +26,6 @@ namespace nr::launcher {
 // Throws core::Error when the lock state is unsafe (no fallback).
 std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec);
 
-// Forks: the child runs `become_sandbox` (which execs bwrap and only returns
-// by throwing); the parent wipes `secrets`, keeps `turn` until the child has
-// exited, then ends the same way the child did (exit status or signal), so
-// systemd records what it would have recorded for bwrap itself.
-[[noreturn]] void run_holding_turn(sys::AdmissionTicket turn, std::vector<std::string>& secrets,
-                                   const std::function<void()>& become_sandbox);
+// The turn is then held by launcher/supervisor.h's run_supervised.
 
 } // namespace nr::launcher

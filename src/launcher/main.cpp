@@ -3,10 +3,13 @@
 // unit environment, both world-readable), prepares the owner's private
 // directories, and becomes bwrap with the seccomp filter attached.
 
+#include "core/denial_tally.h"
 #include "core/error.h"
 #include "core/sandbox_args.h"
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
+#include "launcher/supervisor.h"
+#include "sys/journal_writer.h"
 #include "sys/landlock_scope.h"
 #include "sys/safe_dirs.h"
 #include "sys/sealed_memfd.h"
@@ -33,6 +36,15 @@ std::string token_from_args(int argc, char** argv)
     return argv[2];
 }
 
+// To the worker (the session's stderr is its fd) and to the journal, where
+// journald files it under the session's unit (_SYSTEMD_UNIT=) with the
+// unit's NATIVE_RUNTIME_* fields.
+void launch_failed(const std::string& message)
+{
+    std::cerr << "native-runtime-launch: " << message << '\n';
+    nr::sys::write_log(nr::core::log_record(nr::core::LogEvent::LaunchFailed, "launch failed: " + message));
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -41,6 +53,7 @@ int main(int argc, char** argv)
         std::cout << nr::version::describe("native-runtime-launch") << '\n';
         return 0;
     }
+    nr::sys::set_log_identifier("native-runtime-launch");
     try {
         nr::launcher::close_inherited_fds();
         // The spec may carry credentials: keep other processes of this uid
@@ -50,7 +63,10 @@ int main(int argc, char** argv)
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         // Waits here, inside the unit, for a serial adapter's turn.
         auto turn = nr::launcher::take_turn(spec);
-        const auto become_sandbox = [&spec] {
+        // listen/accept/io_uring are refused by a filter the launcher
+        // answers (and counts, and logs); the rest by bwrap's filter.
+        const auto seccomp = nr::core::split_supervised(spec.seccomp);
+        const auto become_sandbox = [&spec, &seccomp] {
             nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
             // The helper checked these directories by walking their path;
             // bind exactly those, from descriptors, not whatever the path
@@ -66,7 +82,7 @@ int main(int argc, char** argv)
             // After the last bus call: the helper's socket is a path socket, but
             // nothing the launcher needs lies outside the domain from here on.
             nr::sys::scope_abstract_sockets_and_signals();
-            auto filter = nr::sys::export_seccomp_filter(spec.seccomp);
+            auto filter = nr::sys::export_seccomp_filter(seccomp.bwrap);
             nr::sys::keep_across_exec(filter.get(), "seccomp program");
             // Options and the agent's environment (credentials included) go to
             // bwrap through a sealed memfd, never through bwrap's own argv or
@@ -76,14 +92,11 @@ int main(int argc, char** argv)
             nr::sys::keep_across_exec(args.get(), "bwrap options");
             nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(planned, args.get()), {});
         };
-        if (turn) {
-            nr::launcher::run_holding_turn(std::move(*turn), spec.environment, become_sandbox);
-        }
-        become_sandbox();
+        nr::launcher::run_supervised(std::move(turn), spec.environment, seccomp.supervised, become_sandbox);
     } catch (const nr::core::Error& e) {
-        std::cerr << "native-runtime-launch: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';
+        launch_failed(std::string(nr::core::error_name(e.kind())) + ": " + e.what());
     } catch (const std::exception& e) {
-        std::cerr << "native-runtime-launch: LaunchFailed: " << e.what() << '\n';
+        launch_failed(std::string("LaunchFailed: ") + e.what());
     }
     return kLaunchFailedStatus;
 }

@@ -6,6 +6,7 @@
 #include <systemd/sd-bus.h>
 
 #include <cstdlib>
+#include <limits>
 
 namespace nr::sys {
 
@@ -233,6 +234,27 @@ UnitEnd SystemdManager::read_end(const sdbus::ObjectPath& path)
     end.result = unit_property(path, kServiceInterface, "Result").get<std::string>();
     end.code = unit_property(path, kServiceInterface, "ExecMainCode").get<std::int32_t>();
     end.status = unit_property(path, kServiceInterface, "ExecMainStatus").get<std::int32_t>();
+    // Accounting values: absent properties and systemd's "unknown"
+    // (UINT64_MAX) both leave the field empty.
+    const auto counter = [&](const char* name) -> std::optional<std::uint64_t> {
+        try {
+            const auto value = unit_property(path, kServiceInterface, name).get<std::uint64_t>();
+            if (value == std::numeric_limits<std::uint64_t>::max()) {
+                return std::nullopt;
+            }
+            return value;
+        } catch (const core::Error&) {
+            return std::nullopt;
+        }
+    };
+    const auto started = counter("ExecMainStartTimestampMonotonic");
+    const auto exited = counter("ExecMainExitTimestampMonotonic");
+    if (started && exited && *started != 0 && *exited >= *started) {
+        end.runtime_usec = *exited - *started;
+    }
+    end.memory_peak_bytes = counter("MemoryPeak");
+    end.tasks_peak = counter("TasksPeak");
+    end.cpu_usage_nsec = counter("CPUUsageNSec");
     return end;
 }
 

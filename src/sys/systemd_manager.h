@@ -26,6 +26,12 @@ struct UnitEnd {
     std::string result;
     std::int32_t code = 0;
     std::int32_t status = 0;
+    // What systemd still knows of the finished unit, when it has it (not
+    // every version has MemoryPeak; cgroup v1 has no peak at all).
+    std::optional<std::uint64_t> runtime_usec;
+    std::optional<std::uint64_t> memory_peak_bytes;
+    std::optional<std::uint64_t> tasks_peak;
+    std::optional<std::uint64_t> cpu_usage_nsec;
 };
 
 struct ListedUnit {

@@ -1,0 +1,136 @@
+#include "sys/seccomp_notify.h"
+
+#include "core/error.h"
+
+#include <seccomp.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace nr::sys {
+
+namespace {
+
+using core::ErrorKind;
+using core::fail;
+
+struct ContextDeleter {
+    void operator()(scmp_filter_ctx ctx) const { seccomp_release(ctx); }
+};
+
+void check(int rc, const std::string& what)
+{
+    if (rc < 0) {
+        fail(ErrorKind::LaunchFailed, "supervised seccomp filter: " + what + ": " + std::strerror(-rc));
+    }
+}
+
+} // namespace
+
+UniqueFd load_notify_filter(const std::vector<core::SyscallRule>& rules)
+{
+    std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
+    if (!ctx) {
+        fail(ErrorKind::LaunchFailed, "supervised seccomp filter: cannot allocate");
+    }
+    // NoNewPrivileges is the unit's; foreign ABIs are bwrap's filter's to kill.
+    check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0), "no-new-privs attribute");
+    for (const auto& rule : rules) {
+        const int nr = seccomp_syscall_resolve_name(rule.name.c_str());
+        if (nr < 0 || rule.when) {
+            fail(ErrorKind::LaunchFailed, "supervised seccomp filter: cannot supervise " + rule.name);
+        }
+        check(seccomp_rule_add_exact(ctx.get(), SCMP_ACT_NOTIFY, nr, 0), "rule for " + rule.name);
+    }
+    check(seccomp_load(ctx.get()), "load");
+    const int fd = seccomp_notify_fd(ctx.get());
+    if (fd < 0) {
+        fail(ErrorKind::LaunchFailed, "supervised seccomp filter: no listener");
+    }
+    return UniqueFd(fd);
+}
+
+NotifyResponder::NotifyResponder(int listener, const std::vector<core::SyscallRule>& rules) : listener_(listener)
+{
+    for (const auto& rule : rules) {
+        by_number_[seccomp_syscall_resolve_name(rule.name.c_str())] = {rule.name, rule.errno_value};
+    }
+}
+
+std::optional<AnsweredCall> NotifyResponder::answer_one()
+{
+    seccomp_notif* request = nullptr;
+    seccomp_notif_resp* response = nullptr;
+    if (seccomp_notify_alloc(&request, &response) < 0) {
+        fail(ErrorKind::LaunchFailed, "supervised seccomp filter: cannot allocate a notification");
+    }
+    const std::unique_ptr<seccomp_notif, void (*)(seccomp_notif*)> req(
+        request, [](seccomp_notif* r) { seccomp_notify_free(r, nullptr); });
+    const std::unique_ptr<seccomp_notif_resp, void (*)(seccomp_notif_resp*)> resp(
+        response, [](seccomp_notif_resp* r) { seccomp_notify_free(nullptr, r); });
+    if (seccomp_notify_receive(listener_, request) < 0) {
+        return std::nullopt; // the caller was killed before we read it
+    }
+    AnsweredCall call;
+    const auto known = by_number_.find(request->data.nr);
+    call.syscall = known == by_number_.end() ? "syscall " + std::to_string(request->data.nr) : known->second.first;
+    call.errno_value = known == by_number_.end() ? ENOSYS : known->second.second;
+    call.pid = static_cast<int>(request->pid);
+    response->id = request->id;
+    response->val = 0;
+    response->error = -call.errno_value;
+    response->flags = 0; // never SECCOMP_USER_NOTIF_FLAG_CONTINUE
+    if (seccomp_notify_respond(listener_, response) < 0) {
+        return std::nullopt; // the caller is gone: nothing ran
+    }
+    return call;
+}
+
+void send_descriptor(int socket, int fd)
+{
+    char byte = 'F';
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {}; // NOLINT
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+    while (sendmsg(socket, &msg, MSG_NOSIGNAL) < 0) {
+        if (errno != EINTR) {
+            fail(ErrorKind::LaunchFailed, std::string("sending the seccomp listener: ") + std::strerror(errno));
+        }
+    }
+}
+
+UniqueFd receive_descriptor(int socket)
+{
+    char byte = 0;
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {}; // NOLINT
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    ssize_t n = 0;
+    while ((n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+    }
+    const cmsghdr* cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
+    if (cmsg == nullptr || cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS ||
+        cmsg->cmsg_len != CMSG_LEN(sizeof(int))) {
+        return UniqueFd(-1);
+    }
+    int fd = -1;
+    std::memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+    return UniqueFd(fd);
+}
+
+} // namespace nr::sys
