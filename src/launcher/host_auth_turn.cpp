@@ -7,25 +7,14 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
-#include <csignal>
-#include <cstring>
+#include <climits>
+#include <cstdint>
 #include <iostream>
 #include <memory>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace nr::launcher {
 
 namespace {
-
-using core::ErrorKind;
-using core::fail;
-
-constexpr int kLaunchFailedStatus = 125;
-constexpr int kSignalStatusBase = 128;
 
 class WaitingReporter final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Launcher_proxy> {
 public:
@@ -41,34 +30,6 @@ public:
     WaitingReporter(WaitingReporter&&) = delete;
     WaitingReporter& operator=(WaitingReporter&&) = delete;
 };
-
-// The signals systemd uses to stop a unit. While the sandbox runs, the
-// holder defers them so it outlives bwrap and never releases the turn
-// while the session's processes still exist.
-sigset_t stop_signals()
-{
-    sigset_t set;
-    sigemptyset(&set);
-    for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
-        sigaddset(&set, sig);
-    }
-    return set;
-}
-
-[[noreturn]] void end_like(int status)
-{
-    if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
-        std::signal(sig, SIG_DFL);
-        sigset_t only;
-        sigemptyset(&only);
-        sigaddset(&only, sig);
-        sigprocmask(SIG_UNBLOCK, &only, nullptr);
-        raise(sig);
-        _exit(kSignalStatusBase + sig); // a signal whose default is not to die
-    }
-    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : kLaunchFailedStatus);
-}
 
 } // namespace
 
@@ -95,51 +56,6 @@ std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec)
         }
     });
     return ticket;
-}
-
-void run_holding_turn(sys::AdmissionTicket turn, std::vector<std::string>& secrets,
-                      const std::function<void()>& become_sandbox)
-{
-    const auto deferred = stop_signals();
-    sigset_t original;
-    sigprocmask(SIG_BLOCK, &deferred, &original);
-    const pid_t parent = getpid();
-    const pid_t child = fork();
-    if (child < 0) {
-        fail(ErrorKind::LaunchFailed, std::string("fork: ") + std::strerror(errno));
-    }
-    if (child == 0) {
-        try {
-            // bwrap must not outlive the holder of its turn.
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent) {
-                _exit(kLaunchFailedStatus);
-            }
-            sigprocmask(SIG_SETMASK, &original, nullptr);
-            become_sandbox();
-        } catch (const core::Error& e) {
-            std::cerr << "native-runtime-launch: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        } catch (const std::exception& e) {
-            std::cerr << "native-runtime-launch: LaunchFailed: " << e.what() << '\n';
-        }
-        _exit(kLaunchFailedStatus);
-    }
-    // The credentials went to the child; this process has no use for them.
-    for (auto& secret : secrets) {
-        std::fill(secret.begin(), secret.end(), '\0');
-    }
-    secrets.clear();
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0) {
-        if (errno != EINTR) {
-            status = kLaunchFailedStatus << 8; // as if exited with 125
-            break;
-        }
-    }
-    {
-        const auto released = std::move(turn); // removes the ticket file; the lock goes with it
-    }
-    end_like(status);
 }
 
 } // namespace nr::launcher

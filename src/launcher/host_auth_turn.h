@@ -8,14 +8,10 @@
 // be unlocked by model-controlled code, admitting the next session early.
 // bwrap cannot hold it for us: its monitor outside the sandbox closes every
 // extra descriptor, and --sync-fd is kept by the sandbox's own PID 1, which
-// code in the sandbox can see. So for a serial adapter the launcher stays as
-// the parent of bwrap, outside the sandbox's namespaces and Landlock domain,
-// non-dumpable, with the ticket on a close-on-exec descriptor.
+// code in the sandbox can see. So the launcher holds it, as the parent of
+// bwrap (launcher/supervise.h), with the ticket on a close-on-exec descriptor.
 
-#include <functional>
 #include <optional>
-#include <string>
-#include <vector>
 
 #include "core/session_plan.h"
 #include "sys/admission_lock.h"
@@ -25,12 +21,5 @@ namespace nr::launcher {
 // nullopt for a client-managed adapter; otherwise blocks until admitted.
 // Throws core::Error when the lock state is unsafe (no fallback).
 std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec);
-
-// Forks: the child runs `become_sandbox` (which execs bwrap and only returns
-// by throwing); the parent wipes `secrets`, keeps `turn` until the child has
-// exited, then ends the same way the child did (exit status or signal), so
-// systemd records what it would have recorded for bwrap itself.
-[[noreturn]] void run_holding_turn(sys::AdmissionTicket turn, std::vector<std::string>& secrets,
-                                   const std::function<void()>& become_sandbox);
 
 } // namespace nr::launcher

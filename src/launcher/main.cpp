@@ -1,12 +1,14 @@
 // native-runtime-launch: runs as ExecStart= of a session unit, as the
 // session user. It takes its spec from the helper (never from argv or the
 // unit environment, both world-readable), prepares the owner's private
-// directories, and becomes bwrap with the seccomp filter attached.
+// directories, and starts bwrap with the seccomp filter attached, staying
+// its parent (launcher/supervise.h) until the sandbox ends.
 
 #include "core/error.h"
 #include "core/sandbox_args.h"
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
+#include "launcher/supervise.h"
 #include "sys/landlock_scope.h"
 #include "sys/safe_dirs.h"
 #include "sys/sealed_memfd.h"
@@ -76,10 +78,8 @@ int main(int argc, char** argv)
             nr::sys::keep_across_exec(args.get(), "bwrap options");
             nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(planned, args.get()), {});
         };
-        if (turn) {
-            nr::launcher::run_holding_turn(std::move(*turn), spec.environment, become_sandbox);
-        }
-        become_sandbox();
+        // Stays bwrap's parent: holds the turn, watches the worker's end of stdout.
+        nr::launcher::run_supervised(std::move(turn), spec.environment, become_sandbox);
     } catch (const nr::core::Error& e) {
         std::cerr << "native-runtime-launch: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';
     } catch (const std::exception& e) {
