@@ -18,14 +18,19 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <poll.h>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace nr::itest;
 
