@@ -7,22 +7,14 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
-#include <csignal>
-#include <cstring>
+#include <climits>
+#include <cstdint>
 #include <iostream>
 #include <memory>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace nr::launcher {
 
 namespace {
-
-using core::ErrorKind;
-using core::fail;
 
 class WaitingReporter final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Launcher_proxy> {
 public:

@@ -8,14 +8,10 @@
 // be unlocked by model-controlled code, admitting the next session early.
 // bwrap cannot hold it for us: its monitor outside the sandbox closes every
 // extra descriptor, and --sync-fd is kept by the sandbox's own PID 1, which
-// code in the sandbox can see. So for a serial adapter the launcher stays as
-// the parent of bwrap, outside the sandbox's namespaces and Landlock domain,
-// non-dumpable, with the ticket on a close-on-exec descriptor.
+// code in the sandbox can see. So the launcher holds it, as the parent of
+// bwrap (launcher/supervisor.h), with the ticket on a close-on-exec descriptor.
 
-#include <functional>
 #include <optional>
-#include <string>
-#include <vector>
 
 #include "core/session_plan.h"
 #include "sys/admission_lock.h"

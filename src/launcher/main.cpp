@@ -1,7 +1,8 @@
 // native-runtime-launch: runs as ExecStart= of a session unit, as the
 // session user. It takes its spec from the helper (never from argv or the
 // unit environment, both world-readable), prepares the owner's private
-// directories, and becomes bwrap with the seccomp filter attached.
+// directories, and starts bwrap with the seccomp filter attached, staying
+// its parent (launcher/supervisor.h) until the sandbox ends.
 
 #include "core/denial_tally.h"
 #include "core/error.h"
@@ -92,6 +93,8 @@ int main(int argc, char** argv)
             nr::sys::keep_across_exec(args.get(), "bwrap options");
             nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(planned, args.get()), {});
         };
+        // Stays bwrap's parent: holds the turn, answers the supervised
+        // filter, watches the worker's end of stdout.
         nr::launcher::run_supervised(std::move(turn), spec.environment, seccomp.supervised, become_sandbox);
     } catch (const nr::core::Error& e) {
         launch_failed(std::string(nr::core::error_name(e.kind())) + ": " + e.what());

@@ -3,6 +3,7 @@
 #include "core/denial_tally.h"
 #include "core/error.h"
 #include "sys/journal_writer.h"
+#include "sys/output_watch.h"
 #include "sys/seccomp_notify.h"
 
 #include <poll.h>
@@ -83,39 +84,24 @@ void answer(sys::NotifyResponder& responder, core::DenialTally& tally)
     }
 }
 
-// Answers the listener until the child has exited; its wait status.
-int serve_until_exit(pid_t child, int listener, const std::vector<core::SyscallRule>& supervised)
+// Answers the listener until the child has exited, or kills the child when
+// the worker stops reading the session's stdout (stream disposal: see
+// sys/output_watch.h and the stdio-host contract in docs/adapters.md).
+sys::ChildEnd serve_until_exit(pid_t child, int listener, const std::vector<core::SyscallRule>& supervised)
 {
-    // A pidfd wakes poll when the child exits; without one (an old
-    // kernel), look for its end every 200 ms.
-    const sys::UniqueFd child_fd(static_cast<int>(syscall(SYS_pidfd_open, child, 0)));
     sys::NotifyResponder responder(listener, supervised);
     core::DenialTally tally(kDenialBurst, kDenialInterval);
-    bool listening = listener >= 0;
-    int status = 0;
-    bool reaped = false;
-    while (!reaped) {
-        std::array<pollfd, 2> fds{pollfd{child_fd.get(), POLLIN, 0}, pollfd{listening ? listener : -1, POLLIN, 0}};
-        if (poll(fds.data(), fds.size(), child_fd.get() >= 0 ? -1 : 200) < 0 && errno != EINTR) {
-            break;
-        }
-        if ((fds[1].revents & POLLIN) != 0) {
-            answer(responder, tally);
-        } else if ((fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
-            listening = false; // no process uses the filter any more
-        }
-        reaped = waitpid(child, &status, WNOHANG) == child;
-    }
-    while (!reaped && waitpid(child, &status, 0) < 0) {
-        if (errno != EINTR) {
-            status = kLaunchFailedStatus << 8; // as if exited with 125
-            break;
-        }
+    sys::ChildEnd end;
+    try {
+        end = sys::wait_child_or_reader_gone(child, STDOUT_FILENO, listener, [&] { answer(responder, tally); });
+    } catch (const core::Error& e) {
+        std::cerr << "native-runtime-launch: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
+        end.wait_status = kLaunchFailedStatus << 8; // as if exited with 125
     }
     if (tally.total() != 0) {
         sys::write_log(core::denial_summary_record(tally));
     }
-    return status;
+    return end;
 }
 
 } // namespace
@@ -171,11 +157,17 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
     // logs why and exits 125): nothing to answer, only its end to wait for.
     const auto listener = sys::receive_descriptor(ours.get());
     ours.reset();
-    const int status = serve_until_exit(child, listener.get(), supervised);
+    const auto end = serve_until_exit(child, listener.get(), supervised);
     {
         const auto released = std::move(turn); // removes the ticket file; the lock goes with it
     }
-    end_like(status);
+    if (end.reader_gone) {
+        // The worker may have closed stderr too: a failed write is fine.
+        (void)std::signal(SIGPIPE, SIG_IGN);
+        std::cerr << "native-runtime-launch: the worker stopped reading the session's output; sandbox stopped\n";
+        end_like(SIGPIPE); // a wait status "killed by SIGPIPE"
+    }
+    end_like(end.wait_status);
 }
 
 } // namespace nr::launcher

@@ -6,8 +6,12 @@
 //    are logged to the journal, where journald files them under the
 //    session's unit (_SYSTEMD_UNIT=), with one summary when the sandbox ends;
 //  - hold a serial adapter's turn (launcher/host_auth_turn.h) until the
-//    sandbox has exited.
-// It then ends the way bwrap did (exit status or signal), so systemd
+//    sandbox has exited;
+//  - stop the sandbox when the worker stops reading the session's stdout
+//    (stream disposal, sys/output_watch.h and the stdio-host contract in
+//    docs/adapters.md): bwrap is killed, which kills the sandbox's PID
+//    namespace (--die-with-parent), and the launcher ends with SIGPIPE.
+// Otherwise it ends the way bwrap did (exit status or signal), so systemd
 // records what it would have recorded for bwrap itself.
 
 #include "core/seccomp_rules.h"

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 using namespace nr::itest;
@@ -78,12 +80,17 @@ TEST(ACredentialOfTheAdapter, IsNeitherInTheUnitNorTheJournalNorAnyCommandLine)
     const auto journal = run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager"}).out;
     EXPECT_FALSE(contains(journal, secret));
 
-    // bwrap, the unit's main process, holds the credential neither in its
-    // command line nor its environment: both reach it through a memfd.
+    // The unit's main process (the launcher, which wiped its copy) and
+    // bwrap, its child, hold the credential neither in their command lines
+    // nor their environments: it reaches bwrap through a memfd.
     const auto main_pid = unit_property(unit, "MainPID");
+    std::string bwrap_pid;
+    std::ifstream(std::filesystem::path("/proc") / main_pid / "task" / main_pid / "children") >> bwrap_pid;
+    ASSERT_FALSE(bwrap_pid.empty()) << "the launcher stays bwrap's parent";
     const auto found = probe_outside("root", {"find-canary", hex(secret)})["canary_found"];
     EXPECT_NE(found, "none") << "control: the agent's own environment holds it";
     EXPECT_FALSE(contains("," + found + ",", ",/proc/" + main_pid + "/")) << found;
+    EXPECT_FALSE(contains("," + found + ",", ",/proc/" + bwrap_pid + "/")) << found;
 
     EXPECT_EQ(run(as_user(kWorker, {kCtl, "stop", "--owner", "alice", "--chat", "secret"})).status, 0);
     const auto ended = session.wait();
