@@ -292,9 +292,11 @@ SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostF
     plan.slice = std::string(kTopSlice);
     plan.launch.dirs.base = config.data_dir; // nothing to create beneath it
 
+    // Only the host-wide grants: the canary checks the host and the launch
+    // path, not each adapter's installation (an adapter grant that is
+    // missing fails that adapter's sessions alone, not every session).
     SandboxLayout layout;
     layout.read_only = config.read_only_paths;
-    layout.read_only.insert(layout.read_only.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
     layout.symlinks = host.root_symlinks;
     layout.working_dir = "/";
     const auto& limits = adapter.limits ? *adapter.limits : config.limits;

@@ -97,12 +97,12 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
 inline constexpr const char* kCanaryUnit = "native-runtime-preflight.service";
 inline constexpr std::uint64_t kCanaryRuntimeMaxSec = 30;
 
-// The preflight canary: a session of the first adapter profile as
-// plan_session plans it (the same unit hardening, limits, network
-// properties, launcher and claim, seccomp policy, read-only grants and
-// bwrap options), except that it runs `command` with no writable directory
-// and no credentials, in the top slice, for at most kCanaryRuntimeMaxSec.
-// `command` must lie inside a read-only grant to be found in the sandbox.
+// The preflight canary: a session of the first adapter profile (by name)
+// as plan_session plans it (the same unit hardening, limits, network
+// properties, launcher and claim, seccomp policy and bwrap options), except
+// that it runs `command` with only the host-wide read-only grants, no
+// writable directory and no credentials, in the top slice, for at most
+// kCanaryRuntimeMaxSec. `command` must lie inside one of those grants.
 SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostFacts& host,
                         const std::string& claim_token, const std::string& command);
 
