@@ -122,7 +122,10 @@ TEST_F(ALauncherWithoutLandlock, FailsPreflightAndTheHelpersGateNamingLandlock)
     EXPECT_FALSE(cache_file().exists) << "a failed canary leaves no pass behind";
 
     const auto refused = run(as_user(kWorker, ctl_run("grace", "nolandlock", "shell", {"sh", "-c", "echo ran"})));
-    EXPECT_EQ(refused.status, 65) << refused.out << refused.err;
+    EXPECT_EQ(refused.status, 65) << refused.out << refused.err
+                                  << run({"journalctl", "--no-pager", "-o", "short-monotonic", "-n", "40", "-u",
+                                          "native-runtimed", "-u", "native-runtime-preflight.service"})
+                                         .out;
     EXPECT_NE(refused.err.find("org.metis.NativeRuntime1.Error.PreflightFailed: canary-session:"), std::string::npos)
         << refused.err;
     EXPECT_NE(refused.err.find("Landlock is not available"), std::string::npos) << refused.err;
