@@ -31,7 +31,7 @@ constexpr auto kBusyPollInterval = std::chrono::milliseconds(20);
 // never starts at all.
 constexpr auto kCanaryLimit = std::chrono::seconds(core::kCanaryRuntimeMaxSec + 10);
 constexpr auto kCanaryClaimDeadline = std::chrono::seconds(core::kCanaryRuntimeMaxSec + 10);
-constexpr std::size_t kMaxOutput = 16 * 1024;
+constexpr std::size_t kMaxOutput = std::size_t{16} * 1024;
 
 // Drains `fd` (non-blocking) into `out`, keeping at most kMaxOutput bytes.
 void drain(int fd, std::string& out)

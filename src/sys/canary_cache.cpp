@@ -16,7 +16,7 @@ namespace nr::sys {
 
 namespace {
 
-constexpr std::size_t kMaxRecordBytes = 64 * 1024;
+constexpr std::size_t kMaxRecordBytes = std::size_t{64} * 1024;
 constexpr const char* kTemporaryName = ".preflight-canary.new";
 
 std::string trimmed(std::string text)
