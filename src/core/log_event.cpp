@@ -35,6 +35,7 @@ constexpr std::array kEvents{
     EventInfo{LogEvent::SyscallsDenied, "syscalls-denied", "234cbe6e50ab4976a731607b50444900", Priority::Notice},
     EventInfo{LogEvent::HelperTrouble, "helper-trouble", "41c213836c6a43c3a70015674a441382", Priority::Error},
     EventInfo{LogEvent::DropinsChanged, "dropins-changed", "b981aa6d8d2a4043a6c57b975dd258c0", Priority::Notice},
+    EventInfo{LogEvent::PreflightCanary, "preflight-canary", "77d5f3354b034e12b5973066e257cede", Priority::Info},
 };
 
 const EventInfo& info(LogEvent event)

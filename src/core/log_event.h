@@ -31,6 +31,7 @@ enum class LogEvent {
     SyscallsDenied,
     HelperTrouble,
     DropinsChanged,
+    PreflightCanary,
 };
 
 // syslog(3) levels, as PRIORITY= carries them.

@@ -167,6 +167,26 @@ CheckResult judge_systemd_version(const std::string& version)
     return pass(kCheckSystemd, "systemd " + version);
 }
 
+CheckResult judge_landlock(long abi, int error)
+{
+    const auto required = std::to_string(kLandlockAbiRequired);
+    const std::string hint = "boot Linux 6.12 or later (Debian 12: the bookworm-backports kernel) with landlock in "
+                             "the kernel's lsm= list; sessions are refused rather than run without it";
+    if (abi < 0) {
+        return failed(kCheckLandlock,
+                      std::string("Landlock is not available (") + std::strerror(error) + "); the launcher needs ABI " +
+                          required,
+                      hint);
+    }
+    if (abi < kLandlockAbiRequired) {
+        return failed(kCheckLandlock,
+                      "Landlock ABI " + std::to_string(abi) + " found; the launcher needs ABI " + required +
+                          " (scoped abstract unix sockets and signals)",
+                      hint);
+    }
+    return pass(kCheckLandlock, "Landlock ABI " + std::to_string(abi) + " (the launcher needs " + required + ")");
+}
+
 CheckResult judge_canary(const CanaryOutcome& outcome)
 {
     if (!outcome.started) {
@@ -174,14 +194,22 @@ CheckResult judge_canary(const CanaryOutcome& outcome)
                       "systemd must accept the session hardening (systemd 247+); see `journalctl -b`");
     }
     if (outcome.result == "success" && outcome.exit_status == 0) {
-        return pass(kCheckCanary, "a transient service with the full session hardening ran bwrap");
+        return pass(kCheckCanary, "a session unit ran the launcher, which applied Landlock and the seccomp program "
+                                  "and ran /usr/bin/true in bwrap");
     }
     auto output = outcome.output;
     while (!output.empty() && output.back() == '\n') {
         output.pop_back();
     }
-    std::string hint = "see bwrap's message above and the userns check; `journalctl -u native-runtime-preflight`";
-    if (output.find("overflowuid") != std::string::npos) {
+    std::string hint = "see the launcher's or bwrap's message above and the userns check; "
+                       "`journalctl -u native-runtime-preflight`";
+    if (output.find("native-runtime-launch:") != std::string::npos && output.find("Landlock") != std::string::npos) {
+        hint = "the launcher could not apply Landlock: it needs ABI " + std::to_string(kLandlockAbiRequired) +
+               " (Linux 6.12 or later, landlock in the lsm= list); a seccomp filter around the launcher that "
+               "denies landlock_* calls has the same effect";
+    } else if (output.find("native-runtime-launch:") != std::string::npos) {
+        hint = "the launcher refused to start the sandbox (message above); it never falls back to weaker isolation";
+    } else if (output.find("overflowuid") != std::string::npos) {
         hint = "bwrap cannot read /proc/sys/kernel/overflowuid: a drop-in sets ProcSubset=pid for sessions?";
     } else if (output.find("setting up uid map") != std::string::npos ||
                output.find("No permissions to creating new namespace") != std::string::npos ||
@@ -192,6 +220,38 @@ CheckResult judge_canary(const CanaryOutcome& outcome)
                   "canary ended with result " + outcome.result + ", status " + std::to_string(outcome.exit_status) +
                       (output.empty() ? "" : ": " + output),
                   hint);
+}
+
+std::string canary_cache_record(const CanaryInputs& inputs)
+{
+    const auto escaped = [](const std::string& value) {
+        std::string out;
+        for (const char c : value) {
+            if (c == '\\') {
+                out += "\\\\";
+            } else if (c == '\n') {
+                out += "\\n";
+            } else {
+                out += c;
+            }
+        }
+        return out;
+    };
+    std::string record = "native-runtime preflight canary passed, record 1\n";
+    const auto line = [&](const std::string& name, const std::string& value) {
+        record += name + "=" + escaped(value) + "\n";
+    };
+    line("boot_id", inputs.boot_id);
+    line("kernel", inputs.kernel);
+    line("systemd", inputs.systemd_version);
+    line("config", inputs.config_digest);
+    for (const auto& [path, identity] : inputs.binaries) {
+        line("binary " + escaped(path), identity);
+    }
+    for (const auto& [name, value] : inputs.sysctls) {
+        line("sysctl " + escaped(name), value);
+    }
+    return record;
 }
 
 bool writable_by(const PathFacts& facts, const Principal& who)

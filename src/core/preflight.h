@@ -28,6 +28,11 @@ inline constexpr const char* kCheckDropins = "dropins";
 inline constexpr const char* kCheckHelperDropin = "helper-dropin";
 inline constexpr const char* kCheckSnapshotDir = "snapshot-dir";
 inline constexpr const char* kCheckImmutable = "immutable-code";
+inline constexpr const char* kCheckLandlock = "landlock";
+
+// The launcher scopes abstract unix sockets and signals with Landlock;
+// both scopes came with ABI 6 (Linux 6.12).
+inline constexpr long kLandlockAbiRequired = 6;
 
 struct UsernsFacts {
     std::optional<std::string> max_user_namespaces;       // /proc/sys/user/max_user_namespaces
@@ -55,14 +60,38 @@ CheckResult judge_systemd_version(const std::string& version);
 // ProtectProc= and ProcSubset= exist since systemd 247.
 inline constexpr int kMinimumSystemd = 247;
 
+// `abi`: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION),
+// negative when the call failed with `error` (an errno).
+CheckResult judge_landlock(long abi, int error);
+
 struct CanaryOutcome {
     bool started = false;    // systemd accepted the transient unit
     std::string start_error; // systemd's refusal when not started
     std::string result;      // the service Result, e.g. "success", "exit-code", "timeout"
     int exit_status = -1;
-    std::string output; // bwrap's stderr
+    std::string output; // the launcher's and bwrap's stderr
 };
 CheckResult judge_canary(const CanaryOutcome& outcome);
+
+// What a passed canary depends on. The helper keeps the pass for the rest
+// of the boot and runs the canary again as soon as any of these differs.
+struct CanaryInputs {
+    std::string boot_id;         // /proc/sys/kernel/random/boot_id
+    std::string kernel;          // uname: release and version
+    std::string systemd_version; // the manager's Version property
+    std::string config_digest;   // SHA-256 of the configuration file
+    // path -> identity (device, inode, size, mode, owner, mtime, ctime) of
+    // the helper, the launcher and bwrap.
+    std::vector<std::pair<std::string, std::string>> binaries;
+    // sysctls the sandbox setup depends on (user namespaces); absent ones
+    // are recorded as such.
+    std::vector<std::pair<std::string, std::string>> sysctls;
+};
+
+// The cache record for `inputs`: a versioned "name=value" text, one line
+// each (newlines in values are escaped). A cached record is valid only when
+// it equals the record of the inputs observed now.
+std::string canary_cache_record(const CanaryInputs& inputs);
 
 struct PathFacts {
     std::string path;

@@ -275,4 +275,53 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     return plan;
 }
 
+SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostFacts& host,
+                        const std::string& claim_token, const std::string& command)
+{
+    if (config.adapters.empty()) {
+        fail(ErrorKind::UnknownAdapter, "no adapter profile to run the preflight canary with");
+    }
+    if (user.uid == 0) {
+        fail(ErrorKind::AccessDenied, "sessions never run as root");
+    }
+    const auto& adapter = config.adapters.begin()->second;
+    SessionPlan plan;
+    plan.adapter = adapter.name;
+    plan.user = user;
+    plan.unit_name = kCanaryUnit;
+    plan.slice = std::string(kTopSlice);
+    plan.launch.dirs.base = config.data_dir; // nothing to create beneath it
+
+    // Only the host-wide grants: the canary checks the host and the launch
+    // path, not each adapter's installation (an adapter grant that is
+    // missing fails that adapter's sessions alone, not every session).
+    SandboxLayout layout;
+    layout.read_only = config.read_only_paths;
+    layout.symlinks = host.root_symlinks;
+    layout.working_dir = "/";
+    const auto& limits = adapter.limits ? *adapter.limits : config.limits;
+    layout.tmp_size_bytes = limits.tmp_size_bytes;
+    layout.network = adapter.network;
+    layout.nested_userns = adapter.nested_userns;
+    plan.launch.bwrap_argv = bwrap_argv(config.bwrap_path, layout, {command});
+    plan.launch.environment = {"PATH=/usr/bin:/bin"};
+    plan.launch.seccomp = seccomp_policy_for(adapter);
+    plan.launch.admission = AdmissionSpec{}; // never waits for a host-auth turn
+
+    UnitProperties properties;
+    for (auto& property : unit_properties_for(limits, plan, host, claim_token)) {
+        if (property.name == "Description") {
+            property.value = std::string("native-runtime preflight canary");
+        } else if (property.name == "RuntimeMaxUSec") {
+            property.value = std::min(limits.runtime_max_sec, kCanaryRuntimeMaxSec) * kUsecPerSec;
+        } else if (property.name == "LogExtraFields") {
+            continue;
+        }
+        properties.push_back(std::move(property));
+    }
+    plan.properties = std::move(properties);
+    add_network_properties(config, adapter.network, plan.properties);
+    return plan;
+}
+
 } // namespace nr::core

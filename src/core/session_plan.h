@@ -92,6 +92,20 @@ std::string owner_root(const Config& config, const std::string& owner);
 SessionPlan plan_session(const Config& config, const SessionRequest& request, const RunAsUser& user,
                          const HostFacts& host, const std::string& claim_token);
 
+// The preflight canary's unit. It is no session (no owner, chat or journal
+// fields), so `list`, `logs` and adoption never take it for one.
+inline constexpr const char* kCanaryUnit = "native-runtime-preflight.service";
+inline constexpr std::uint64_t kCanaryRuntimeMaxSec = 30;
+
+// The preflight canary: a session of the first adapter profile (by name)
+// as plan_session plans it (the same unit hardening, limits, network
+// properties, launcher and claim, seccomp policy and bwrap options), except
+// that it runs `command` with only the host-wide read-only grants, no
+// writable directory and no credentials, in the top slice, for at most
+// kCanaryRuntimeMaxSec. `command` must lie inside one of those grants.
+SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostFacts& host,
+                        const std::string& claim_token, const std::string& command);
+
 // The journal fields that tag a session (owner, chat, job, adapter).
 std::vector<std::string> session_journal_fields(const SessionPlan& plan);
 

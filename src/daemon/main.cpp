@@ -55,12 +55,13 @@ int main(int argc, char** argv)
     started.fields.emplace_back("NATIVE_RUNTIME_VERSION", std::string(nr::version::project()));
     nr::sys::write_log(started);
     try {
-        auto config = nr::sys::load_config(nr::sys::config_path());
+        const auto config_path = nr::sys::config_path();
+        auto config = nr::sys::load_config(config_path);
         auto connection = sdbus::createSystemBusConnection();
         // Files: a second interface on the same object, with its own copy
         // of the configuration.
         nr::daemon::FileService files(*connection, config);
-        nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH);
+        nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
         service.adopt_running_sessions();
         connection->requestName(nr::sys::BusName{nr::daemon::kBusName});
         nr::daemon::run_until_idle(*connection, service);

@@ -55,10 +55,11 @@ std::string unit_of_pid(pid_t pid)
 
 } // namespace
 
-ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path)
+ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path,
+                               std::string config_path)
     : AdaptorInterfaces(connection, sdbus::ObjectPath{kObjectPath}), connection_(connection),
       config_(std::move(config)), launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection),
-      workers_(connection), last_activity_(std::chrono::steady_clock::now())
+      workers_(connection), last_activity_(std::chrono::steady_clock::now()), config_path_(std::move(config_path))
 {
     systemd_.subscribe();
     registerAdaptor();
@@ -66,6 +67,9 @@ ManagerService::ManagerService(sdbus::IConnection& connection, core::Config conf
 
 ManagerService::~ManagerService()
 {
+    // A helper stopped while calls still wait for the canary answers them.
+    release_waiting({core::kCheckCanary, false, "the helper stopped before the canary ended",
+                     "retry; see `journalctl -u native-runtimed`"});
     unregisterAdaptor();
 }
 
@@ -92,15 +96,13 @@ void ManagerService::touch()
     last_activity_ = std::chrono::steady_clock::now();
 }
 
-std::tuple<std::string, sdbus::ObjectPath>
-ManagerService::StartSession(const std::string& owner, const std::string& chat, const std::string& job,
-                             const std::string& adapter, const std::vector<std::string>& argv,
-                             const std::string& workspace, const std::map<std::string, std::string>& environment,
-                             const std::string& run_as_user, const sdbus::UnixFd& stdin_fd,
-                             const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd)
+void ManagerService::StartSession(StartReply&& result, std::string owner, std::string chat, std::string job,
+                                  std::string adapter, std::vector<std::string> argv, std::string workspace,
+                                  std::map<std::string, std::string> environment, std::string run_as_user,
+                                  sdbus::UnixFd stdin_fd, sdbus::UnixFd stdout_fd, sdbus::UnixFd stderr_fd)
 {
     touch();
-    return refused_as_typed_error(getObject(), "StartSession", {owner, chat, job, {}}, RequestKind::Session, [&] {
+    refused_as_typed_error(getObject(), "StartSession", {owner, chat, job, {}}, RequestKind::Session, [&] {
         // parse + validate: ids first, so nothing below sees a hostile name.
         core::SessionRequest request{owner, chat, job, adapter, argv, workspace, environment};
         core::validate_id(core::IdKind::Owner, owner);
@@ -113,85 +115,36 @@ ManagerService::StartSession(const std::string& owner, const std::string& chat, 
         if (!user) {
             fail(ErrorKind::AccessDenied, "run-as user " + run_as_name + " does not exist");
         }
-        gate_.require(*user); // the host's prerequisites, before anything is planned
-
-        const auto token = ClaimTable::new_token();
-        auto plan = core::plan_session(config_, request, *user, sys::observe_host(launcher_path_), token);
         // Recorded so that a later helper instance can still tie the session
         // to the connection that started it (see adopt_running_sessions).
         const auto sender = sys::caller_bus_name(getObject());
         if (!sender) {
             fail(ErrorKind::AccessDenied, "no caller bus name");
         }
-        const std::string& worker = *sender;
-        core::add_journal_field(plan.properties, std::string(kWorkerField) + "=" + worker);
-        // Provider session directories hold state the owner's earlier runs
-        // left; they are never created, moved or copied here, only mounted.
-        // The launcher binds each from a descriptor of the very directory
-        // checked here, never by name again (see core::CheckedDir).
-        for (const auto& dir : plan.session_dirs) {
-            plan.launch.checked_dirs.push_back(sys::check_owned_directory(dir, user->uid, "session directory"));
+        std::array<sdbus::UnixFd, 3> stdio{std::move(stdin_fd), std::move(stdout_fd), std::move(stderr_fd)};
+        // The host's prerequisites, before anything is planned.
+        if (gate_.ready(*user)) {
+            const auto [unit, path] = start_session(request, *user, *sender, current_caller(getObject()), stdio);
+            result.returnResults(unit, path);
+            return;
         }
-        if (!workspace.empty()) {
-            plan.launch.checked_dirs.push_back(sys::check_owned_directory(plan.workspace, user->uid, "workspace"));
-        }
-
-        // A session this helper already watches is busy; replacing its
-        // watch (and dropping it when systemd refuses) would lose its end.
-        if (sessions_.contains(plan.unit_name)) {
-            fail(ErrorKind::SessionBusy,
-                 "a session for this owner and chat is already running (" + plan.unit_name + ")");
-        }
-        apply_owner_limits(plan.slice);
-        // act: register the spec before the unit exists so the launcher can
-        // never race ahead of it; withdraw it if systemd refuses.
-        claims_.add(token, PendingLaunch{plan.unit_name, user->uid, plan.launch,
-                                         std::chrono::steady_clock::now() + kClaimDeadline});
-        // Watch before starting: the unit's object path is a pure function
-        // of its name, and a session that ends at once must not be missed.
-        const auto path = sys::unit_object_path(plan.unit_name);
-        sessions_.track(plan.unit_name, path, owner, chat, job);
-        try {
-            systemd_.start_transient(plan.unit_name, plan.properties, {stdin_fd, stdout_fd, stderr_fd});
-        } catch (...) {
-            claims_.remove(token);
-            sessions_.forget(plan.unit_name);
-            throw;
-        }
-        // The launcher's Claim waits in the bus queue behind this handler,
-        // so a unit that fails the check never receives its spec.
-        refuse_unless_applied(plan, token, path);
-        bind_to_worker(adapter, worker, plan.unit_name);
-        const auto who = current_caller(getObject());
-        auto record = core::log_record(core::LogEvent::SessionStarted,
-                                       "started " + plan.unit_name + " as uid " + std::to_string(user->uid) +
-                                           " for caller uid " + std::to_string(caller_uid()) + " pid " +
-                                           std::to_string(caller_pid()) + " (adapter " + adapter + ")");
-        core::add_session(record, {owner, chat, job, plan.unit_name});
-        record.fields.emplace_back("NATIVE_RUNTIME_ADAPTER", adapter);
-        record.fields.emplace_back("NATIVE_RUNTIME_RUN_AS_UID", std::to_string(user->uid));
-        if (who.uid) {
-            record.fields.emplace_back("NATIVE_RUNTIME_CALLER_UID", std::to_string(*who.uid));
-        }
-        if (who.pid) {
-            record.fields.emplace_back("NATIVE_RUNTIME_CALLER_PID", std::to_string(*who.pid));
-        }
-        sys::write_log(record);
-        return std::make_tuple(plan.unit_name, path);
+        gate_.start_canary(*user);
+        waiting_starts_.push_back(
+            {std::move(result), std::move(request), *user, *sender, current_caller(getObject()), std::move(stdio)});
     });
 }
 
-std::tuple<std::string, sdbus::ObjectPath>
-ManagerService::StartSessionWithOptions(const std::string& owner, const std::string& chat, const std::string& adapter,
-                                        const std::vector<std::string>& argv, const sdbus::UnixFd& stdin_fd,
-                                        const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd,
-                                        const std::map<std::string, sdbus::Variant>& options)
+void ManagerService::StartSessionWithOptions(StartReply&& result, std::string owner, std::string chat,
+                                             std::string adapter, std::vector<std::string> argv, sdbus::UnixFd stdin_fd,
+                                             sdbus::UnixFd stdout_fd, sdbus::UnixFd stderr_fd,
+                                             std::map<std::string, sdbus::Variant> options)
 {
-    const auto decoded =
+    auto decoded =
         refused_as_typed_error(getObject(), "StartSessionWithOptions", {owner, chat, {}, {}}, RequestKind::Session,
                                [&] { return core::decode_start_options(sys::option_values(options)); });
-    return StartSession(owner, chat, decoded.job, adapter, argv, decoded.workspace, decoded.environment,
-                        decoded.run_as_user, stdin_fd, stdout_fd, stderr_fd);
+    StartSession(std::move(result), std::move(owner), std::move(chat), std::move(decoded.job), std::move(adapter),
+                 std::move(argv), std::move(decoded.workspace), std::move(decoded.environment),
+                 std::move(decoded.run_as_user), std::move(stdin_fd), std::move(stdout_fd), std::move(stderr_fd));
 }
 
 std::string ManagerService::Version()
@@ -202,6 +155,121 @@ std::string ManagerService::Version()
 uint32_t ManagerService::ActiveSessions()
 {
     return static_cast<uint32_t>(sessions_.size());
+}
+
+void ManagerService::RunCanary(CanaryReply&& result, std::string run_as_user)
+{
+    touch();
+    refused_as_typed_error(getObject(), "RunCanary", {}, RequestKind::Session, [&] {
+        if (caller_uid() != 0) {
+            fail(ErrorKind::AccessDenied, "only root may run the preflight canary");
+        }
+        auto name = run_as_user;
+        if (name.empty()) {
+            name = !config_.callers.run_as_users.empty() ? config_.callers.run_as_users.front()
+                   : !config_.callers.users.empty()      ? config_.callers.users.front()
+                                                         : std::string("nobody");
+        }
+        const auto user = sys::lookup_user(name);
+        if (!user || user->uid == 0) {
+            fail(ErrorKind::InvalidArgument, "canary user " + name + " does not exist or is root");
+        }
+        gate_.start_canary(*user);
+        waiting_canary_calls_.push_back(std::move(result));
+    });
+}
+
+void ManagerService::release_waiting(const core::CheckResult& verdict)
+{
+    for (auto& call : waiting_canary_calls_) {
+        call.returnResults(verdict.passed, verdict.detail, verdict.hint);
+    }
+    waiting_canary_calls_.clear();
+    auto starts = std::move(waiting_starts_);
+    waiting_starts_.clear();
+    for (auto& start : starts) {
+        try {
+            if (!verdict.passed) {
+                fail(ErrorKind::PreflightFailed,
+                     verdict.name + ": " + verdict.detail + " (hint: " + verdict.hint + ")");
+            }
+            const auto [unit, path] = start_session(start.request, start.user, start.worker, start.caller, start.stdio);
+            start.reply.returnResults(unit, path);
+        } catch (const core::Error& e) {
+            sys::write_log(core::refusal_record("StartSession", start.caller, e,
+                                                {start.request.owner, start.request.chat, start.request.job, {}},
+                                                false));
+            start.reply.returnError(to_bus_error(e));
+        }
+    }
+}
+
+std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const core::SessionRequest& request,
+                                                                         const core::RunAsUser& user,
+                                                                         const std::string& worker,
+                                                                         const core::Caller& caller,
+                                                                         const std::array<sdbus::UnixFd, 3>& stdio)
+{
+    const auto token = ClaimTable::new_token();
+    auto plan = core::plan_session(config_, request, user, sys::observe_host(launcher_path_), token);
+    core::add_journal_field(plan.properties, std::string(kWorkerField) + "=" + worker);
+    // Provider session directories hold state the owner's earlier runs
+    // left; they are never created, moved or copied here, only mounted.
+    // The launcher binds each from a descriptor of the very directory
+    // checked here, never by name again (see core::CheckedDir).
+    for (const auto& dir : plan.session_dirs) {
+        plan.launch.checked_dirs.push_back(sys::check_owned_directory(dir, user.uid, "session directory"));
+    }
+    if (!request.workspace.empty()) {
+        plan.launch.checked_dirs.push_back(sys::check_owned_directory(plan.workspace, user.uid, "workspace"));
+    }
+
+    // A session this helper already watches is busy; replacing its
+    // watch (and dropping it when systemd refuses) would lose its end.
+    if (sessions_.contains(plan.unit_name)) {
+        fail(ErrorKind::SessionBusy, "a session for this owner and chat is already running (" + plan.unit_name + ")");
+    }
+    apply_owner_limits(plan.slice);
+    // act: register the spec before the unit exists so the launcher can
+    // never race ahead of it; withdraw it if systemd refuses.
+    claims_.add(
+        token, PendingLaunch{plan.unit_name, user.uid, plan.launch, std::chrono::steady_clock::now() + kClaimDeadline});
+    // Watch before starting: the unit's object path is a pure function
+    // of its name, and a session that ends at once must not be missed.
+    const auto path = sys::unit_object_path(plan.unit_name);
+    sessions_.track(plan.unit_name, path, request.owner, request.chat, request.job);
+    try {
+        systemd_.start_transient(plan.unit_name, plan.properties, stdio);
+    } catch (...) {
+        claims_.remove(token);
+        sessions_.forget(plan.unit_name);
+        throw;
+    }
+    // The launcher's Claim waits in the bus queue behind this handler,
+    // so a unit that fails the check never receives its spec.
+    refuse_unless_applied(plan, token, path);
+    bind_to_worker(request.adapter, worker, plan.unit_name);
+    std::string caller_text;
+    if (caller.uid) {
+        caller_text += " for caller uid " + std::to_string(*caller.uid);
+    }
+    if (caller.pid) {
+        caller_text += " pid " + std::to_string(*caller.pid);
+    }
+    auto record = core::log_record(core::LogEvent::SessionStarted, "started " + plan.unit_name + " as uid " +
+                                                                       std::to_string(user.uid) + caller_text +
+                                                                       " (adapter " + request.adapter + ")");
+    core::add_session(record, {request.owner, request.chat, request.job, plan.unit_name});
+    record.fields.emplace_back("NATIVE_RUNTIME_ADAPTER", request.adapter);
+    record.fields.emplace_back("NATIVE_RUNTIME_RUN_AS_UID", std::to_string(user.uid));
+    if (caller.uid) {
+        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_UID", std::to_string(*caller.uid));
+    }
+    if (caller.pid) {
+        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_PID", std::to_string(*caller.pid));
+    }
+    sys::write_log(record);
+    return {plan.unit_name, path};
 }
 
 void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const std::string& token,
@@ -430,6 +498,10 @@ void ManagerService::report_end(const TrackedSession& session)
 
 void ManagerService::housekeeping()
 {
+    if (const auto verdict = gate_.poll()) {
+        release_waiting(*verdict);
+        touch();
+    }
     for (const auto& unit : sessions_.take_candidates()) {
         if (!sessions_.contains(unit)) {
             continue;
@@ -448,7 +520,8 @@ void ManagerService::housekeeping()
 
 bool ManagerService::idle(std::chrono::steady_clock::time_point now) const
 {
-    return sessions_.empty() && claims_.empty() && now - last_activity_ >= idle_timeout();
+    return sessions_.empty() && claims_.empty() && !gate_.canary_running() && waiting_starts_.empty() &&
+           waiting_canary_calls_.empty() && now - last_activity_ >= idle_timeout();
 }
 
 std::chrono::milliseconds ManagerService::idle_timeout() const

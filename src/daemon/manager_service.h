@@ -4,9 +4,11 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <array>
 #include <chrono>
 
 #include "core/config.h"
+#include "core/log_event.h"
 #include "core/session_plan.h"
 #include "daemon/claim_table.h"
 #include "daemon/preflight_gate.h"
@@ -21,7 +23,8 @@ namespace nr::daemon {
 class ManagerService final : public sdbus::AdaptorInterfaces<org::metis::NativeRuntime1::Manager_adaptor,
                                                              org::metis::NativeRuntime1::Launcher_adaptor> {
 public:
-    ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path);
+    ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path,
+                   std::string config_path);
     ~ManagerService();
     ManagerService(const ManagerService&) = delete;
     ManagerService& operator=(const ManagerService&) = delete;
@@ -41,17 +44,37 @@ public:
     [[nodiscard]] std::chrono::milliseconds idle_timeout() const;
 
 private:
-    std::tuple<std::string, sdbus::ObjectPath>
-    StartSession(const std::string& owner, const std::string& chat, const std::string& job, const std::string& adapter,
-                 const std::vector<std::string>& argv, const std::string& workspace,
-                 const std::map<std::string, std::string>& environment, const std::string& run_as_user,
-                 const sdbus::UnixFd& stdin_fd, const sdbus::UnixFd& stdout_fd,
-                 const sdbus::UnixFd& stderr_fd) override;
-    std::tuple<std::string, sdbus::ObjectPath>
-    StartSessionWithOptions(const std::string& owner, const std::string& chat, const std::string& adapter,
-                            const std::vector<std::string>& argv, const sdbus::UnixFd& stdin_fd,
-                            const sdbus::UnixFd& stdout_fd, const sdbus::UnixFd& stderr_fd,
-                            const std::map<std::string, sdbus::Variant>& options) override;
+    using StartReply = sdbus::Result<std::string, sdbus::ObjectPath>;
+    using CanaryReply = sdbus::Result<bool, std::string, std::string>;
+    // A StartSession that arrived before the preflight canary's verdict:
+    // everything the bus said about its caller, captured while the call
+    // was being dispatched, and the reply to send once the verdict is in.
+    struct WaitingStart {
+        StartReply reply;
+        core::SessionRequest request;
+        core::RunAsUser user;
+        std::string worker;
+        core::Caller caller;
+        std::array<sdbus::UnixFd, 3> stdio;
+    };
+
+    // Asynchronous on the bus (Method.Async=server): the first session of
+    // an instance may wait for the canary, whose launcher calls Claim on
+    // this same connection.
+    void StartSession(StartReply&& result, std::string owner, std::string chat, std::string job, std::string adapter,
+                      std::vector<std::string> argv, std::string workspace,
+                      std::map<std::string, std::string> environment, std::string run_as_user, sdbus::UnixFd stdin_fd,
+                      sdbus::UnixFd stdout_fd, sdbus::UnixFd stderr_fd) override;
+    void StartSessionWithOptions(StartReply&& result, std::string owner, std::string chat, std::string adapter,
+                                 std::vector<std::string> argv, sdbus::UnixFd stdin_fd, sdbus::UnixFd stdout_fd,
+                                 sdbus::UnixFd stderr_fd, std::map<std::string, sdbus::Variant> options) override;
+    void RunCanary(CanaryReply&& result, std::string run_as_user) override;
+    // Everything StartSession does once the host passed preflight.
+    std::tuple<std::string, sdbus::ObjectPath> start_session(const core::SessionRequest& request,
+                                                             const core::RunAsUser& user, const std::string& worker,
+                                                             const std::array<sdbus::UnixFd, 3>& stdio);
+    // Answers every call that waited for the canary's `verdict`.
+    void release_waiting(const core::CheckResult& verdict);
     void StopSession(const std::string& owner, const std::string& chat) override;
     std::string Version() override;
     uint32_t ActiveSessions() override;
@@ -88,7 +111,10 @@ private:
     SessionRegistry sessions_;
     WorkerWatch workers_;
     std::chrono::steady_clock::time_point last_activity_;
-    PreflightGate gate_{connection_, config_, launcher_path_};
+    std::string config_path_;
+    PreflightGate gate_{connection_, config_, launcher_path_, config_path_, claims_};
+    std::vector<WaitingStart> waiting_starts_;
+    std::vector<CanaryReply> waiting_canary_calls_;
 };
 
 } // namespace nr::daemon

@@ -3,8 +3,16 @@
 #include "core/error.h"
 #include "core/log_event.h"
 #include "core/preflight.h"
+#include "sys/canary_cache.h"
+#include "sys/host_facts.h"
 #include "sys/journal_writer.h"
 #include "sys/preflight.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <thread>
 
 #ifndef NR_HELPER_PATH
 #error "NR_HELPER_PATH must be defined by the build"
@@ -15,18 +23,77 @@
 
 namespace nr::daemon {
 
-PreflightGate::PreflightGate(sdbus::IConnection& connection, const core::Config& config, std::string launcher_path)
-    : systemd_(connection), config_(config), launcher_path_(std::move(launcher_path))
+namespace {
+
+constexpr auto kCanaryBusyLimit = std::chrono::seconds(10);
+constexpr auto kBusyPollInterval = std::chrono::milliseconds(20);
+// The unit's own RuntimeMaxSec= ends it first; this is for a unit that
+// never starts at all.
+constexpr auto kCanaryLimit = std::chrono::seconds(core::kCanaryRuntimeMaxSec + 10);
+constexpr auto kCanaryClaimDeadline = std::chrono::seconds(core::kCanaryRuntimeMaxSec + 10);
+constexpr std::size_t kMaxOutput = std::size_t{16} * 1024;
+
+// Drains `fd` (non-blocking) into `out`, keeping at most kMaxOutput bytes.
+void drain(int fd, std::string& out)
+{
+    std::array<char, 4096> buf{};
+    for (;;) {
+        const auto got = ::read(fd, buf.data(), buf.size());
+        if (got <= 0) {
+            return;
+        }
+        out.append(buf.data(), std::min(static_cast<std::size_t>(got), kMaxOutput - std::min(kMaxOutput, out.size())));
+    }
+}
+
+// The host's state, at error: every request fails until it is fixed. Each
+// refused request gets its own warning besides.
+void log_failure(const core::CheckResult& failed)
+{
+    auto record =
+        core::log_record(core::LogEvent::PreflightFailed,
+                         "preflight check " + failed.name + " failed: " + failed.detail + " (" + failed.hint + ")");
+    record.priority = core::Priority::Error;
+    record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT", failed.name);
+    sys::write_log(record);
+}
+
+void log_canary(const std::string& message, const std::string& state)
+{
+    auto record = core::log_record(core::LogEvent::PreflightCanary, message);
+    record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT_CANARY", state);
+    sys::write_log(record);
+}
+
+} // namespace
+
+PreflightGate::PreflightGate(sdbus::IConnection& connection, const core::Config& config, std::string launcher_path,
+                             std::string config_path, ClaimTable& claims)
+    : systemd_(connection), config_(config), launcher_path_(std::move(launcher_path)),
+      config_path_(std::move(config_path)), claims_(claims), watch_(connection)
 {
 }
 
-void PreflightGate::require(const core::RunAsUser& user)
+std::string PreflightGate::current_record()
+{
+    std::string version;
+    try {
+        version = systemd_.manager_property("Version").get<std::string>();
+    } catch (const core::Error& e) {
+        version = std::string("unreadable: ") + e.what();
+    }
+    return core::canary_cache_record(
+        sys::observe_canary_inputs(config_path_, {NR_HELPER_PATH, launcher_path_, config_.bwrap_path}, version));
+}
+
+bool PreflightGate::ready(const core::RunAsUser& user)
 {
     if (passed_) {
-        return;
+        return true;
     }
-    // The user-namespace check is left to the canary: the helper's own unit
-    // (RestrictNamespaces=yes) may not unshare, the canary's unit may.
+    // The user-namespace and Landlock checks are left to the canary: the
+    // helper's own unit (RestrictNamespaces=yes, SystemCallFilter=) may not
+    // unshare or call landlock_*, the canary's unit may.
     std::vector<core::CheckResult> results{
         sys::check_bwrap(config_),
         sys::check_protected_hardlinks(),
@@ -41,22 +108,137 @@ void PreflightGate::require(const core::RunAsUser& user)
         results.push_back(
             sys::check_dropins(systemd_, config_.app_units, {config_.snapshot_dir, NR_WORKER_GROUP, config_.data_dir}));
     }
-    if (!core::first_failure(results)) {
-        results.push_back(sys::check_canary(systemd_, config_, user, launcher_path_));
-    }
     if (const auto failed = core::first_failure(results)) {
-        // The host's state, at error: every request fails until it is
-        // fixed. Each refused request gets its own warning besides.
-        auto record = core::log_record(core::LogEvent::PreflightFailed, "preflight check " + failed->name +
-                                                                            " failed: " + failed->detail + " (" +
-                                                                            failed->hint + ")");
-        record.priority = core::Priority::Error;
-        record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT", failed->name);
-        sys::write_log(record);
+        log_failure(*failed);
         core::fail(core::ErrorKind::PreflightFailed,
                    failed->name + ": " + failed->detail + " (hint: " + failed->hint + ")");
     }
-    passed_ = true;
+    if (sys::read_canary_cache() == current_record()) {
+        log_canary("preflight canary: a pass earlier in this boot with the same inputs stands", "cached");
+        passed_ = true;
+    }
+    return passed_;
+}
+
+void PreflightGate::start_canary(const core::RunAsUser& user)
+{
+    if (running_ || verdict_) {
+        return;
+    }
+    RunningCanary run;
+    run.record = current_record();
+    try {
+        const auto command = sys::canary_command(config_);
+        if (command.empty()) {
+            core::fail(core::ErrorKind::PreflightFailed, "no read-only grant contains /usr/bin/true to run");
+        }
+        run.token = ClaimTable::new_token();
+        const auto plan = core::plan_canary(config_, user, sys::observe_host(launcher_path_), run.token, command);
+        std::array<int, 2> pipe_fds{};
+        if (::pipe2(pipe_fds.data(), O_CLOEXEC | O_NONBLOCK) != 0) {
+            core::fail(core::ErrorKind::SystemdFailure, "pipe failed");
+        }
+        run.output = sys::UniqueFd(pipe_fds[0]);
+        const sys::UniqueFd write_end(pipe_fds[1]);
+        const sys::UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+        run.path = sys::unit_object_path(core::kCanaryUnit);
+        claims_.add(run.token, PendingLaunch{core::kCanaryUnit, user.uid, plan.launch,
+                                             std::chrono::steady_clock::now() + kCanaryClaimDeadline});
+        watch_.track(core::kCanaryUnit, run.path, "", "", "");
+        // systemd collects the previous canary (ours, or one of an earlier
+        // helper instance) asynchronously after its Unref: wait for the name.
+        const auto busy_deadline = std::chrono::steady_clock::now() + kCanaryBusyLimit;
+        for (;;) {
+            try {
+                systemd_.start_transient(
+                    core::kCanaryUnit, plan.properties,
+                    {sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()), sdbus::UnixFd(write_end.get())});
+                break;
+            } catch (const core::Error& e) {
+                if (e.kind() != core::ErrorKind::SessionBusy || std::chrono::steady_clock::now() > busy_deadline) {
+                    throw;
+                }
+            }
+            std::this_thread::sleep_for(kBusyPollInterval);
+        }
+    } catch (const core::Error& e) {
+        claims_.remove(run.token);
+        watch_.forget(core::kCanaryUnit);
+        core::CanaryOutcome outcome;
+        outcome.start_error = e.what();
+        verdict_ = finish(outcome, run.record);
+        return;
+    }
+    run.deadline = std::chrono::steady_clock::now() + kCanaryLimit;
+    log_canary(std::string("preflight canary: started ") + core::kCanaryUnit + " as uid " + std::to_string(user.uid),
+               "started");
+    running_ = std::move(run);
+}
+
+std::optional<core::CheckResult> PreflightGate::poll()
+{
+    if (verdict_) {
+        auto verdict = std::move(verdict_);
+        verdict_.reset();
+        return verdict;
+    }
+    if (!running_) {
+        return std::nullopt;
+    }
+    auto& run = *running_;
+    drain(run.output.get(), run.text);
+    (void)watch_.take_candidates(); // they only woke the loop; systemd's state decides
+    core::CanaryOutcome outcome;
+    outcome.started = true;
+    try {
+        // In this order: a unit whose start job is still queued is
+        // "inactive" too, and one read the other way round could see that
+        // state and then the timestamp of the start that followed it, and
+        // take the unit's defaults (Result=success, status 0) for its end.
+        const auto left_inactive =
+            systemd_.unit_property(run.path, sys::kUnitInterface, "InactiveExitTimestampMonotonic")
+                .get<std::uint64_t>();
+        const auto state = systemd_.unit_property(run.path, sys::kUnitInterface, "ActiveState").get<std::string>();
+        const bool ended = (state == "inactive" && left_inactive != 0) || state == "failed";
+        if (!ended) {
+            if (std::chrono::steady_clock::now() <= run.deadline) {
+                return std::nullopt;
+            }
+            systemd_.stop(core::kCanaryUnit);
+            outcome.result = "preflight-timeout";
+        }
+        const auto end = systemd_.read_end(run.path);
+        if (outcome.result.empty()) {
+            outcome.result = end.result;
+        }
+        outcome.exit_status = end.status;
+        systemd_.unref(run.path);
+    } catch (const core::Error& e) {
+        outcome.result = std::string("unknown (") + e.what() + ")";
+    }
+    drain(run.output.get(), run.text);
+    outcome.output = run.text;
+    claims_.remove(run.token);
+    watch_.forget(core::kCanaryUnit);
+    const auto record = run.record;
+    running_.reset();
+    return finish(outcome, record);
+}
+
+core::CheckResult PreflightGate::finish(const core::CanaryOutcome& outcome, const std::string& record)
+{
+    auto result = core::judge_canary(outcome);
+    if (result.passed) {
+        passed_ = true;
+        const bool kept = sys::write_canary_cache(record);
+        log_canary(std::string("preflight canary passed") + (kept ? "" : " (could not record it for this boot)"),
+                   "passed");
+    } else {
+        passed_ = false;
+        sys::remove_canary_cache();
+        log_failure(result);
+    }
+    return result;
 }
 
 } // namespace nr::daemon

@@ -3,30 +3,72 @@
 // checks `native-runtimectl preflight` runs (fail closed): a missing
 // prerequisite becomes Error.PreflightFailed naming the check, never a
 // session with weaker isolation.
+//
+// The last check, the canary, goes through the real launch path: a
+// transient unit planned like a session (core::plan_canary) whose launcher
+// claims its spec from this helper, applies Landlock and the seccomp
+// program and runs /usr/bin/true in bwrap. Because that claim is a call to
+// this very helper, the canary never blocks the bus: it is started, and
+// its end is noticed by poll() from the helper's housekeeping. A pass is
+// kept for the boot (sys/canary_cache.h), so later activations skip it.
 
 #include "core/config.h"
+#include "core/preflight.h"
 #include "core/session_plan.h"
+#include "daemon/claim_table.h"
+#include "daemon/session_registry.h"
 #include "sys/systemd_manager.h"
+#include "sys/unique_fd.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 namespace nr::daemon {
 
 class PreflightGate {
 public:
-    PreflightGate(sdbus::IConnection& connection, const core::Config& config, std::string launcher_path);
+    PreflightGate(sdbus::IConnection& connection, const core::Config& config, std::string launcher_path,
+                  std::string config_path, ClaimTable& claims);
 
-    // Runs the checks until they pass once, with `user` (the session's
-    // run-as user) for the canary; then remembers the pass for this helper
-    // instance. Throws core::Error(PreflightFailed) "<check>: detail (hint)".
-    void require(const core::RunAsUser& user);
+    // True when sessions may start now: the quick checks pass and a canary
+    // passed in this instance or, with the same inputs, earlier in this
+    // boot. False when the canary must run first (start_canary). Throws
+    // core::Error(PreflightFailed) "<check>: detail (hint: ...)".
+    bool ready(const core::RunAsUser& user);
+
+    // Starts the canary as `user` unless one is running. Its verdict comes
+    // from poll().
+    void start_canary(const core::RunAsUser& user);
+    [[nodiscard]] bool canary_running() const { return running_.has_value() || verdict_.has_value(); }
+
+    // The canary's verdict once its unit has ended, else nullopt. A pass is
+    // remembered (here and in the per-boot cache); a failure forgets any
+    // earlier pass, so sessions wait for the next canary.
+    std::optional<core::CheckResult> poll();
 
 private:
+    struct RunningCanary {
+        std::string token;
+        sdbus::ObjectPath path;
+        sys::UniqueFd output;
+        std::string text;
+        std::string record;
+        std::chrono::steady_clock::time_point deadline;
+    };
+    std::string current_record();
+    core::CheckResult finish(const core::CanaryOutcome& outcome, const std::string& record);
+
     sys::SystemdManager systemd_;
     const core::Config& config_;
     std::string launcher_path_;
+    std::string config_path_;
+    ClaimTable& claims_;
+    SessionRegistry watch_;
+    std::optional<RunningCanary> running_;
+    std::optional<core::CheckResult> verdict_; // of a canary that could not start
     bool passed_ = false;
 };
 

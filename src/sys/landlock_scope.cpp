@@ -1,6 +1,7 @@
 #include "sys/landlock_scope.h"
 
 #include "core/error.h"
+#include "core/preflight.h"
 #include "sys/unique_fd.h"
 
 #include <sys/syscall.h>
@@ -27,24 +28,25 @@ struct RulesetAttr {
 constexpr std::uint64_t kScopeAbstractUnixSocket = 1U << 0U;
 constexpr std::uint64_t kScopeSignal = 1U << 1U;
 constexpr unsigned kCreateRulesetVersion = 1U << 0U;
-constexpr long kMinimumAbi = 6;
+
+} // namespace
 
 long landlock_abi()
 {
-    return syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+    const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+    return abi < 0 ? -errno : abi;
 }
-
-} // namespace
 
 void scope_abstract_sockets_and_signals()
 {
     const long abi = landlock_abi();
-    if (abi < kMinimumAbi) {
+    const auto required = std::to_string(core::kLandlockAbiRequired);
+    if (abi < core::kLandlockAbiRequired) {
         fail(ErrorKind::LaunchFailed,
-             abi < 0 ? "Landlock is not available (" + std::string(std::strerror(errno)) +
-                           "); it is required to keep sessions away from the host's abstract unix sockets"
-                     : "Landlock ABI " + std::to_string(abi) +
-                           " is older than 6 (Linux 6.12), which scopes abstract unix sockets and signals");
+             abi < 0 ? "Landlock is not available (" + std::string(std::strerror(static_cast<int>(-abi))) + "); ABI " +
+                           required + " is required to keep sessions away from the host's abstract unix sockets"
+                     : "Landlock ABI " + std::to_string(abi) + " found, ABI " + required +
+                           " (Linux 6.12) required: it scopes abstract unix sockets and signals");
     }
     RulesetAttr attr;
     attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;

@@ -8,9 +8,13 @@
 
 namespace nr::sys {
 
+// The kernel's Landlock ABI version, or -errno when Landlock is disabled
+// or the call is refused (ENOSYS, EOPNOTSUPP, or a seccomp filter's errno).
+long landlock_abi();
+
 // Applies both scopes to the calling process. Requires NoNewPrivileges
 // (the unit sets it). Throws core::Error(LaunchFailed) when the kernel's
-// Landlock ABI is older than 6 or Landlock is disabled: no weaker fallback.
+// Landlock ABI is older than core::kLandlockAbiRequired or Landlock is disabled: no weaker fallback.
 void scope_abstract_sockets_and_signals();
 
 } // namespace nr::sys

@@ -7,11 +7,11 @@
 #include "sys/dropin_files.h"
 #include "sys/host_facts.h"
 #include "sys/identity.h"
+#include "sys/landlock_scope.h"
 #include "sys/unique_fd.h"
 
 #include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
 #include <pwd.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -22,19 +22,12 @@
 
 #include <array>
 #include <cerrno>
-#include <chrono>
 #include <filesystem>
 #include <system_error>
-#include <thread>
 
 namespace nr::sys {
 
 namespace {
-
-constexpr auto kCanaryLimit = std::chrono::seconds(30);
-constexpr auto kPollInterval = std::chrono::milliseconds(20);
-constexpr auto kCanaryBusyLimit = std::chrono::seconds(10);
-constexpr std::uint64_t kCanaryRuntimeUsec = 30ULL * 1000 * 1000;
 
 std::optional<std::string> read_optional(const std::string& path)
 {
@@ -42,20 +35,6 @@ std::optional<std::string> read_optional(const std::string& path)
         return read_text_file(path);
     } catch (const std::system_error&) {
         return std::nullopt;
-    }
-}
-
-// Drains `fd` (non-blocking) into a string.
-std::string drain(int fd)
-{
-    std::string out;
-    std::array<char, 4096> buf{};
-    for (;;) {
-        const auto got = ::read(fd, buf.data(), buf.size());
-        if (got <= 0) {
-            return out;
-        }
-        out.append(buf.data(), static_cast<std::size_t>(got));
     }
 }
 
@@ -200,114 +179,6 @@ void add_unique(std::vector<std::string>& list, const std::string& item)
     }
 }
 
-// A canary command inside the read-only grants; "" when none.
-std::string canary_command(const core::Config& config)
-{
-    for (const auto* candidate : {"/usr/bin/true", "/bin/true"}) {
-        for (const auto& grant : config.read_only_paths) {
-            if (core::path_is_within(candidate, grant) && ::access(candidate, X_OK) == 0) {
-                return candidate;
-            }
-        }
-    }
-    return {};
-}
-
-core::UnitProperties canary_properties(const core::Config& config, const core::RunAsUser& user,
-                                       const std::string& launcher_path, const std::string& command)
-{
-    const auto& [adapter_name, adapter] = *config.adapters.begin();
-    core::SessionRequest request{"preflight", "canary", "", adapter_name, {adapter.executable}, "", {}};
-    const auto plan = core::plan_session(config, request, user, observe_host(launcher_path), "preflight");
-    core::SandboxLayout layout;
-    layout.read_only = config.read_only_paths;
-    layout.symlinks = observe_root_symlinks();
-    layout.working_dir = "/";
-    layout.tmp_size_bytes = config.limits.tmp_size_bytes;
-    layout.network = adapter.network;
-    const auto argv = core::bwrap_argv(config.bwrap_path, layout, {command});
-    core::UnitProperties properties;
-    for (auto property : plan.properties) {
-        if (property.name == "Description") {
-            property.value = std::string("native-runtime preflight canary");
-        } else if (property.name == "Slice") {
-            property.value = std::string(core::kTopSlice);
-        } else if (property.name == "ExecStart") {
-            property.value = core::ExecCommand{config.bwrap_path, argv};
-        } else if (property.name == "RuntimeMaxUSec") {
-            property.value = kCanaryRuntimeUsec;
-        } else if (property.name == "LogExtraFields") {
-            continue; // not a session: never shown by `list` or `logs`
-        }
-        properties.push_back(std::move(property));
-    }
-    return properties;
-}
-
-core::CanaryOutcome run_canary(SystemdManager& systemd, const core::Config& config, const core::RunAsUser& user,
-                               const std::string& launcher_path)
-{
-    core::CanaryOutcome outcome;
-    const auto command = canary_command(config);
-    if (command.empty()) {
-        outcome.start_error = "no read-only grant contains /usr/bin/true to run as the canary";
-        return outcome;
-    }
-    const auto properties = canary_properties(config, user, launcher_path, command);
-    std::array<int, 2> pipe_fds{};
-    if (::pipe2(pipe_fds.data(), O_CLOEXEC | O_NONBLOCK) != 0) {
-        outcome.start_error = "pipe failed";
-        return outcome;
-    }
-    const UniqueFd read_end(pipe_fds[0]);
-    UniqueFd write_end(pipe_fds[1]);
-    const UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    // systemd collects the previous canary (ours, or a concurrent
-    // preflight's) asynchronously after its Unref: wait for the name.
-    const auto busy_deadline = std::chrono::steady_clock::now() + kCanaryBusyLimit;
-    for (;;) {
-        try {
-            systemd.start_transient(
-                kCanaryUnit, properties,
-                {sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()), sdbus::UnixFd(write_end.get())});
-            break;
-        } catch (const core::Error& e) {
-            if (e.kind() != core::ErrorKind::SessionBusy || std::chrono::steady_clock::now() > busy_deadline) {
-                outcome.start_error = e.what();
-                return outcome;
-            }
-        }
-        std::this_thread::sleep_for(kPollInterval);
-    }
-    write_end.reset();
-    outcome.started = true;
-    const auto path = unit_object_path(kCanaryUnit);
-    const auto deadline = std::chrono::steady_clock::now() + kCanaryLimit;
-    for (;;) {
-        outcome.output += drain(read_end.get());
-        const auto state = systemd.unit_property(path, kUnitInterface, "ActiveState").get<std::string>();
-        const auto left_inactive =
-            systemd.unit_property(path, kUnitInterface, "InactiveExitTimestampMonotonic").get<std::uint64_t>();
-        if ((state == "inactive" && left_inactive != 0) || state == "failed") {
-            break;
-        }
-        if (std::chrono::steady_clock::now() > deadline) {
-            systemd.stop(kCanaryUnit);
-            outcome.result = "preflight-timeout";
-            break;
-        }
-        std::this_thread::sleep_for(kPollInterval);
-    }
-    const auto end = systemd.read_end(path);
-    outcome.output += drain(read_end.get());
-    if (outcome.result.empty()) {
-        outcome.result = end.result;
-    }
-    outcome.exit_status = end.status;
-    systemd.unref(path);
-    return outcome;
-}
-
 } // namespace
 
 core::CheckResult check_userns(const core::RunAsUser& user)
@@ -361,16 +232,22 @@ core::CheckResult check_systemd_version(SystemdManager& systemd)
     }
 }
 
-core::CheckResult check_canary(SystemdManager& systemd, const core::Config& config, const core::RunAsUser& user,
-                               const std::string& launcher_path)
+std::string canary_command(const core::Config& config)
 {
-    try {
-        return core::judge_canary(run_canary(systemd, config, user, launcher_path));
-    } catch (const core::Error& e) {
-        core::CanaryOutcome outcome;
-        outcome.start_error = e.what();
-        return core::judge_canary(outcome);
+    for (const auto* candidate : {"/usr/bin/true", "/bin/true"}) {
+        for (const auto& grant : config.read_only_paths) {
+            if (core::path_is_within(candidate, grant) && ::access(candidate, X_OK) == 0) {
+                return candidate;
+            }
+        }
     }
+    return {};
+}
+
+core::CheckResult check_landlock()
+{
+    const long abi = landlock_abi();
+    return core::judge_landlock(abi, abi < 0 ? static_cast<int>(-abi) : 0);
 }
 
 core::CheckResult check_immutable(const core::Config& config, const std::vector<std::string>& code_paths,

@@ -14,8 +14,6 @@
 
 namespace nr::sys {
 
-inline constexpr const char* kCanaryUnit = "native-runtime-preflight.service";
-
 // Needs root (forks, switches to `user`, tries a user + mount namespace).
 core::CheckResult check_userns(const core::RunAsUser& user);
 
@@ -25,11 +23,16 @@ core::CheckResult check_protected_hardlinks();
 
 core::CheckResult check_systemd_version(SystemdManager& systemd);
 
-// Starts kCanaryUnit with the session hardening planned for `user` (the
-// same core::plan_session code path) running bwrap with the configured
-// read-only grants and /usr/bin/true; waits up to 30 s for its end.
-core::CheckResult check_canary(SystemdManager& systemd, const core::Config& config, const core::RunAsUser& user,
-                               const std::string& launcher_path);
+// The Landlock ABI of this kernel against the launcher's need. Meaningful
+// only unconfined (root's shell): the helper's own SystemCallFilter= may
+// refuse the call, so the helper leaves this to the canary's launcher.
+core::CheckResult check_landlock();
+
+// The command the preflight canary runs: /usr/bin/true or /bin/true when a
+// read-only grant contains it, "" otherwise. The canary itself is run by
+// the helper (daemon/preflight_gate), the only process that can hand its
+// launcher a launch spec.
+std::string canary_command(const core::Config& config);
 
 // The launcher, the helper, bwrap and every read-only grant and adapter
 // executable, with their ancestors, against `principal_names`.

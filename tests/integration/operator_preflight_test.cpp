@@ -79,7 +79,7 @@ TEST(PreflightInTheHarness, PassesEveryCheck)
     const auto unit = app_with_dropin();
     const auto outcome = run({kCtl, "preflight", "--unit", unit});
     EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
-    for (const auto* check : {"userns", "bwrap", "protected-hardlinks", "snapshot-dir", "immutable-code",
+    for (const auto* check : {"userns", "landlock", "bwrap", "protected-hardlinks", "snapshot-dir", "immutable-code",
                               "systemd-version", "canary-session", "dropins", "helper-dropin"}) {
         EXPECT_NE(outcome.out.find(std::string("PASS ") + check + ":"), std::string::npos) << check << '\n'
                                                                                            << outcome.out;

@@ -193,3 +193,78 @@ TEST(TheHelperDropinCheck, PassesWithoutProblemsAndFailsNamingThem)
     EXPECT_NE(failed.detail.find("ReadWritePaths"), std::string::npos);
     EXPECT_NE(failed.hint.find("install-dropins"), std::string::npos);
 }
+
+TEST(TheCanary, NamesLandlockWhenTheLauncherCouldNotApplyIt)
+{
+    const auto outcome = judge_canary(
+        {true, "", "exit-code", 125,
+         "native-runtime-launch: LaunchFailed: Landlock is not available (Function not implemented); ABI 6 is "
+         "required to keep sessions away from the host's abstract unix sockets\n"});
+    EXPECT_FALSE(outcome.passed);
+    EXPECT_NE(outcome.detail.find("status 125: native-runtime-launch: LaunchFailed: Landlock is not available"),
+              std::string::npos)
+        << outcome.detail;
+    EXPECT_NE(outcome.hint.find("Landlock: it needs ABI 6"), std::string::npos) << outcome.hint;
+}
+
+TEST(TheLandlockCheck, NamesTheAbiFoundAndTheAbiRequired)
+{
+    EXPECT_TRUE(judge_landlock(6, 0).passed);
+    EXPECT_TRUE(judge_landlock(7, 0).passed);
+    const auto old = judge_landlock(5, 0);
+    EXPECT_FALSE(old.passed);
+    EXPECT_EQ(old.name, "landlock");
+    EXPECT_NE(old.detail.find("Landlock ABI 5 found; the launcher needs ABI 6"), std::string::npos) << old.detail;
+    EXPECT_NE(old.hint.find("6.12"), std::string::npos);
+    const auto absent = judge_landlock(-1, EOPNOTSUPP);
+    EXPECT_FALSE(absent.passed);
+    EXPECT_NE(absent.detail.find("Landlock is not available (Operation not supported)"), std::string::npos)
+        << absent.detail;
+}
+
+namespace {
+
+CanaryInputs inputs()
+{
+    CanaryInputs in;
+    in.boot_id = "3f0c";
+    in.kernel = "6.18.0 #1 SMP";
+    in.systemd_version = "252.22";
+    in.config_digest = "ab12";
+    in.binaries = {{"/usr/libexec/native-runtime/native-runtime-launch", "dev=1 ino=2"},
+                   {"/usr/bin/bwrap", "dev=1 ino=3"}};
+    in.sysctls = {{"/proc/sys/user/max_user_namespaces", "15000"}};
+    return in;
+}
+
+} // namespace
+
+TEST(TheCanaryCacheRecord, IsTheSameForTheSameInputs)
+{
+    EXPECT_EQ(canary_cache_record(inputs()), canary_cache_record(inputs()));
+    EXPECT_NE(canary_cache_record(inputs()).find("boot_id=3f0c\n"), std::string::npos);
+}
+
+TEST(TheCanaryCacheRecord, ChangesWithEveryInput)
+{
+    const auto base = canary_cache_record(inputs());
+    std::vector<CanaryInputs> changed(7, inputs());
+    changed[0].boot_id = "another boot";
+    changed[1].kernel = "6.19.0 #1 SMP";
+    changed[2].systemd_version = "257";
+    changed[3].config_digest = "cd34";
+    changed[4].binaries[0].second = "dev=1 ino=9";
+    changed[5].binaries.pop_back();
+    changed[6].sysctls[0].second = "0";
+    for (std::size_t i = 0; i < changed.size(); ++i) {
+        EXPECT_NE(canary_cache_record(changed[i]), base) << "input " << i;
+    }
+}
+
+TEST(TheCanaryCacheRecord, CannotBeForgedThroughANewlineInAValue)
+{
+    auto forged = inputs();
+    forged.kernel = "6.18.0\nsystemd=252.22";
+    const auto record = canary_cache_record(forged);
+    EXPECT_NE(record.find("kernel=6.18.0\\nsystemd=252.22\n"), std::string::npos) << record;
+}

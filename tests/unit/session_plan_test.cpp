@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -708,4 +709,81 @@ TEST(AnAdapterWithItsOwnLimits, GetsThemOnItsUnitAndTmp)
     EXPECT_EQ(std::get<std::uint64_t>(runtime->value), 2000000U);
     const auto& argv = p.launch.bwrap_argv;
     EXPECT_NE(std::find(argv.begin(), argv.end(), std::to_string(4ULL << 20U)), argv.end());
+}
+
+// ---------------------------------------------------------- preflight canary
+
+namespace {
+
+SessionPlan canary(const Config& c = config())
+{
+    return plan_canary(c, kUser, host(), kToken, "/usr/bin/true");
+}
+
+// name -> rendered value of every property.
+std::map<std::string, std::vector<std::string>> rendered(const SessionPlan& p)
+{
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& prop : p.properties) {
+        out[prop.name] = strings_in(prop.value);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(TheCanary, IsTheFirstAdaptersSessionUnitExceptForItsNameSliceAndShorterRuntime)
+{
+    auto session = rendered(plan());
+    auto canary_unit = rendered(canary());
+    EXPECT_EQ(canary().unit_name, "native-runtime-preflight.service");
+    EXPECT_EQ(canary_unit.at("Slice"), std::vector<std::string>{"native-runtime.slice"});
+    EXPECT_EQ(canary_unit.at("RuntimeMaxUSec"), std::vector<std::string>{"30000000"});
+    EXPECT_EQ(canary_unit.count("LogExtraFields"), 0U) << "never shown as a session by list or logs";
+    for (const auto* differs : {"Slice", "RuntimeMaxUSec", "LogExtraFields", "Description"}) {
+        session.erase(differs);
+        canary_unit.erase(differs);
+    }
+    // Same launcher, same claim, same hardening, limits and network.
+    EXPECT_EQ(canary_unit, session);
+}
+
+TEST(TheCanary, RunsTheCommandThroughTheLauncherWithTheSessionsSeccompPolicyAndTheHostWideGrants)
+{
+    const auto p = canary();
+    EXPECT_THAT(strings_in(find_property(p.properties, "ExecStart")->value),
+                ElementsAre(kLauncher, kLauncher, "--claim", kToken));
+    EXPECT_EQ(p.launch.seccomp.denied, plan().launch.seccomp.denied);
+    EXPECT_TRUE(p.launch.seccomp.kill_foreign_abis);
+    const auto& argv = p.launch.bwrap_argv;
+    EXPECT_EQ(argv.back(), "/usr/bin/true");
+    std::vector<std::string> ro;
+    std::vector<std::string> rw;
+    for (auto it = argv.begin(); it + 2 < argv.end() && *it != "--"; ++it) {
+        if (*it == "--ro-bind") {
+            ro.push_back(*(it + 1));
+        } else if (*it == "--bind") {
+            rw.push_back(*(it + 1));
+        }
+    }
+    EXPECT_THAT(ro, ElementsAre("/etc/ssl", "/usr")) << "the host-wide grants, not the adapter's";
+    EXPECT_TRUE(rw.empty()) << "the canary writes nowhere";
+    EXPECT_THAT(argv, Contains("--share-net")); // the first adapter's network
+}
+
+TEST(TheCanary, CarriesNoCredentialsCreatesNothingAndNeverQueues)
+{
+    const auto p = canary();
+    EXPECT_THAT(p.launch.environment, ElementsAre("PATH=/usr/bin:/bin"));
+    EXPECT_TRUE(p.launch.dirs.relative.empty());
+    EXPECT_FALSE(p.launch.admission.serial());
+    EXPECT_TRUE(p.launch.checked_dirs.empty());
+}
+
+TEST(TheCanary, NeverRunsAsRootOrWithoutAnAdapter)
+{
+    EXPECT_THROW((void)plan_canary(config(), RunAsUser{"root", 0, 0}, host(), kToken, "/usr/bin/true"), Error);
+    auto c = config();
+    c.adapters.clear();
+    EXPECT_THROW((void)canary(c), Error);
 }
