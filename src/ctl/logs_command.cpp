@@ -2,9 +2,9 @@
 // with a session's structured fields, as `journalctl NATIVE_RUNTIME_OWNER=O`.
 
 #include "core/error.h"
+#include "core/json_output.h"
 #include "core/log_query.h"
 #include "ctl/exit_status.h"
-#include "ctl/json_text.h"
 #include "ctl/operator_commands.h"
 #include "sys/journal_reader.h"
 
@@ -46,30 +46,22 @@ void print_text(const sys::JournalRecord& record)
 
 void print_json(const sys::JournalRecord& record)
 {
-    std::cout << "{\"realtime_usec\":" << record.realtime_usec;
+    core::Json object{{"realtime_usec", record.realtime_usec}};
     for (const auto& [name, value] : record.fields) {
-        std::cout << ',' << json_quote(name) << ':' << json_quote(value);
+        object[name] = value;
     }
-    std::cout << "}\n";
+    std::cout << core::json_text(object, core::JsonStyle::Short) << '\n';
 }
 
 } // namespace
 
 int session_logs(const LogsOptions& options)
 {
-    try {
-        const auto terms = core::session_log_terms(options.owner, options.chat);
-        for (const auto& record : sys::read_journal(terms, core::session_log_fields(), options.lines)) {
-            options.json ? print_json(record) : print_text(record);
-        }
-        return 0;
-    } catch (const core::Error& e) {
-        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        return kExitUsage;
-    } catch (const std::system_error& e) {
-        std::cerr << "native-runtimectl: " << e.what() << '\n';
-        return kExitUnavailable;
+    const auto terms = core::session_log_terms(options.owner, options.chat);
+    for (const auto& record : sys::read_journal(terms, core::session_log_fields(), options.lines)) {
+        options.json ? print_json(record) : print_text(record);
     }
+    return 0;
 }
 
 } // namespace nr::ctl
