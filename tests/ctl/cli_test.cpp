@@ -1,9 +1,14 @@
-// Every verb and option native-runtimectl parses is in its man page and its
-// bash completion: the verb table is read from the program's own CLI11 App
-// (ctl::Cli), so a verb added to the code and not to the docs fails here.
+// native-runtimectl's command-line surface, read from the program's own
+// CLI11 App (ctl::Cli): every verb and option is in the man page and the
+// bash completion (a verb added to the code and not to the docs fails here),
+// bad input is a usage error while parsing, and every failure a verb
+// throws maps through the one exit table.
 
 #include "core/cli_exit.h"
 #include "ctl/cli.h"
+#include "ctl/exit_status.h"
+
+#include <sdbus-c++/sdbus-c++.h>
 
 #include <gtest/gtest.h>
 
@@ -12,7 +17,9 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace {
@@ -204,4 +211,80 @@ TEST(TheManPage, DocumentsEveryExitStatusOfTheTable)
         EXPECT_NE(section.find("**" + std::to_string(status) + "**"), std::string::npos)
             << "exit status " << status << " is not in the man page";
     }
+}
+
+namespace {
+
+// Parses a command line with the program's own table: the status parse()
+// returns, or -1 when it would go on to run the verb.
+int parse_status(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "native-runtimectl");
+    std::vector<char*> argv;
+    for (auto& arg : args) {
+        argv.push_back(arg.data());
+    }
+    nr::ctl::Cli cli;
+    testing::internal::CaptureStderr();
+    testing::internal::CaptureStdout();
+    const auto status = cli.parse(static_cast<int>(argv.size()), argv.data());
+    testing::internal::GetCapturedStdout();
+    testing::internal::GetCapturedStderr();
+    return status.value_or(-1);
+}
+
+} // namespace
+
+TEST(AChatIdThatIsNotUtf8, IsAUsageErrorWhileParsingBeforeAnyBusCall)
+{
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "\xff", "--adapter", "shell", "--", "true"}), 64);
+    EXPECT_EQ(parse_status({"stop", "--owner", "a", "--chat", "\xff"}), 64);
+    EXPECT_EQ(parse_status({"status", "--owner", "a", "--chat", "\xff"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "--owner", "a", "--chat", "\xff", "f"}), 64);
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "shell", "--", "true"}), -1)
+        << "control: the same line with a valid chat id goes on to the verb";
+}
+
+TEST(AMalformedIdOrValue, IsAUsageErrorWhileParsing)
+{
+    EXPECT_EQ(parse_status({"stop", "--owner", "bad=id", "--chat", "c"}), 64);
+    EXPECT_EQ(parse_status({"logs", "--owner", "-x"}), 64);
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "a", "--", "\xfe"}), 64);
+    EXPECT_EQ(
+        parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "a", "--workspace", "/\xfe", "--", "true"}),
+        64);
+    EXPECT_EQ(parse_status({"list", "--json=verbose"}), 64);
+    EXPECT_EQ(parse_status({"list", "--json=pretty"}), -1);
+    EXPECT_EQ(parse_status({"list", "--json"}), -1);
+}
+
+TEST(VersionAndHelp, ExitZero)
+{
+    EXPECT_EQ(parse_status({"--version"}), 0);
+    EXPECT_EQ(parse_status({"--help"}), 0);
+    EXPECT_EQ(parse_status({"stop", "--help"}), 0);
+}
+
+TEST(AFailureThrownByAVerb, BecomesTheTablesStatusInsteadOfTerminate)
+{
+    testing::internal::CaptureStderr();
+    // What SystemdManager::unit_path throws when GetUnit fails (run used to
+    // let it escape to std::terminate).
+    EXPECT_EQ(nr::ctl::guarded([]() -> int {
+                  nr::core::fail(nr::core::ErrorKind::SystemdFailure, "GetUnit x.service: Connection reset");
+              }),
+              69);
+    EXPECT_EQ(
+        nr::ctl::guarded([]() -> int { throw sdbus::Error("org.metis.NativeRuntime1.Error.AccessDenied", "no"); }), 65);
+    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw sdbus::Error("org.freedesktop.DBus.Error.ServiceUnknown", "x"); }),
+              69);
+    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::invalid_argument("--env X: not set"); }), 64);
+    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::system_error(EIO, std::generic_category(), "stdout"); }), 74);
+    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::logic_error("bug"); }), 70);
+    EXPECT_EQ(nr::ctl::guarded([] { return 3; }), 3);
+    const auto err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("native-runtimectl: SystemdFailure: GetUnit x.service: Connection reset\n"), std::string::npos)
+        << err;
+    EXPECT_NE(err.find("native-runtimectl: org.metis.NativeRuntime1.Error.AccessDenied: no\n"), std::string::npos)
+        << err;
 }
