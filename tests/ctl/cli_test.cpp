@@ -8,6 +8,8 @@
 #include "ctl/cli.h"
 #include "ctl/exit_status.h"
 
+#include "sys/bus_compat.h"
+
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <gtest/gtest.h>
@@ -274,10 +276,12 @@ TEST(AFailureThrownByAVerb, BecomesTheTablesStatusInsteadOfTerminate)
                   nr::core::fail(nr::core::ErrorKind::SystemdFailure, "GetUnit x.service: Connection reset");
               }),
               69);
+    EXPECT_EQ(nr::ctl::guarded(
+                  []() -> int { throw nr::sys::bus_error("org.metis.NativeRuntime1.Error.AccessDenied", "no"); }),
+              65);
     EXPECT_EQ(
-        nr::ctl::guarded([]() -> int { throw sdbus::Error("org.metis.NativeRuntime1.Error.AccessDenied", "no"); }), 65);
-    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw sdbus::Error("org.freedesktop.DBus.Error.ServiceUnknown", "x"); }),
-              69);
+        nr::ctl::guarded([]() -> int { throw nr::sys::bus_error("org.freedesktop.DBus.Error.ServiceUnknown", "x"); }),
+        69);
     EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::invalid_argument("--env X: not set"); }), 64);
     EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::system_error(EIO, std::generic_category(), "stdout"); }), 74);
     EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::logic_error("bug"); }), 70);
