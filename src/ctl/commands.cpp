@@ -1,5 +1,7 @@
 #include "ctl/commands.h"
 
+#include "core/cli_input.h"
+#include "core/error.h"
 #include "core/unit_name.h"
 #include "ctl/exit_status.h"
 #include "dbus/native_runtime_proxy.h"
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 namespace nr::ctl {
 
@@ -25,6 +28,7 @@ namespace {
 constexpr const char* kBusName = "org.metis.NativeRuntime1";
 constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
 constexpr int kWaitTickMs = 1000;
+constexpr int kStopPollMs = 50;
 
 struct Ended {
     std::string result;
@@ -34,9 +38,9 @@ struct Ended {
 
 class ManagerProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Manager_proxy> {
 public:
-    ManagerProxy(sdbus::IConnection& connection, std::string watched_unit)
+    ManagerProxy(sdbus::IConnection& connection, std::string watched_unit, bool quiet = true)
         : ProxyInterfaces(connection, sys::BusName{kBusName}, sdbus::ObjectPath{kObjectPath}),
-          watched_unit_(std::move(watched_unit))
+          watched_unit_(std::move(watched_unit)), quiet_(quiet)
     {
         registerProxy();
     }
@@ -62,7 +66,7 @@ private:
     void onSessionWaiting(const std::string& unit, const std::string& /*owner*/, const std::string& /*chat*/,
                           const std::string& /*job*/, const uint32_t& ahead) override
     {
-        if (unit != watched_unit_) {
+        if (unit != watched_unit_ || quiet_) {
             return;
         }
         if (ahead == 0) {
@@ -73,23 +77,15 @@ private:
     }
 
     std::string watched_unit_;
+    bool quiet_;
     std::optional<Ended> ended_;
 };
-
-int report(const sdbus::Error& error)
-{
-    std::cerr << "native-runtimectl: " << error.getName() << ": " << error.getMessage() << '\n';
-    const auto& name = error.getName();
-    if (name.rfind("org.metis.NativeRuntime1.Error.", 0) == 0) {
-        return kExitRefused;
-    }
-    return kExitUnavailable;
-}
 
 std::map<std::string, std::string> environment_from(const std::vector<std::string>& items)
 {
     std::map<std::string, std::string> env;
     for (const auto& item : items) {
+        core::validate_env_argument(item);
         const auto eq = item.find('=');
         if (eq != std::string::npos) {
             env[item.substr(0, eq)] = item.substr(eq + 1);
@@ -99,8 +95,9 @@ std::map<std::string, std::string> environment_from(const std::vector<std::strin
         // secrets off this process's argv.
         const char* value = std::getenv(item.c_str());
         if (value == nullptr) {
-            throw std::invalid_argument("--env " + item + ": not set in the environment");
+            core::fail(core::ErrorKind::InvalidArgument, "--env " + item + ": not set in the environment");
         }
+        core::validate_bus_string("--env " + item + "'s value", value);
         env[item] = value;
     }
     return env;
@@ -138,78 +135,98 @@ void revive_helper_if_gone(sdbus::IConnection& connection)
 
 int run_session(const RunOptions& options)
 {
-    try {
-        const auto env = environment_from(options.env);
-        auto connection = sdbus::createSystemBusConnection();
-        const auto unit = core::session_unit_name(options.owner, options.chat);
-        // Subscribe before starting, so even an instant exit is not missed.
-        ManagerProxy manager(*connection, unit);
-        const int sigfd = termination_signal_fd();
-        manager.StartSession(options.owner, options.chat, options.job, options.adapter, options.command,
-                             options.workspace, env, options.run_as, sdbus::UnixFd(STDIN_FILENO),
-                             sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO));
-        sys::SystemdManager systemd(*connection);
-        bool stop_requested = false;
-        auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
-        while (!manager.ended()) {
+    // Everything the command line holds is checked while parsing; the
+    // environment copied for --env NAME only now, still before any call.
+    const auto env = environment_from(options.env);
+    auto connection = sdbus::createSystemBusConnection();
+    const auto expected_unit = core::session_unit_name(options.owner, options.chat);
+    // Subscribe before starting, so even an instant exit is not missed.
+    ManagerProxy manager(*connection, expected_unit, options.quiet);
+    const int sigfd = termination_signal_fd();
+    const auto [unit, unit_object] = manager.StartSession(
+        options.owner, options.chat, options.job, options.adapter, options.command, options.workspace, env,
+        options.run_as, sdbus::UnixFd(STDIN_FILENO), sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO));
+    (void)unit_object;
+    if (!options.quiet) {
+        // As systemd-run says it: the name to give systemctl and journalctl.
+        std::cerr << "Running as unit: " << unit << '\n';
+    }
+    sys::SystemdManager systemd(*connection);
+    bool stop_requested = false;
+    auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
+    while (!manager.ended()) {
+        while (sys::process_pending(*connection) && !manager.ended()) {
+        }
+        if (manager.ended()) {
+            break;
+        }
+        auto wait = sys::bus_poll(*connection);
+        wait.fds.push_back(pollfd{sigfd, POLLIN, 0});
+        const int timeout = wait.timeout_ms;
+        poll(wait.fds.data(), wait.fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
+        if ((wait.fds.back().revents & POLLIN) != 0 && !stop_requested) {
+            signalfd_siginfo info{};
+            // Only the wakeup matters; a short read changes nothing.
+            if (read(sigfd, &info, sizeof info) < 0) {
+                info = {};
+            }
+            stop_requested = true;
+            manager.StopSession(options.owner, options.chat);
+        }
+        // Every broadcast wakes every waiting CLI; checking on each
+        // wakeup would make a burst of N sessions cost N^2 bus calls.
+        const auto now = std::chrono::steady_clock::now();
+        if (now < next_check) {
+            continue;
+        }
+        next_check = now + std::chrono::milliseconds(kWaitTickMs);
+        revive_helper_if_gone(*connection);
+        // A failed GetUnit throws core::Error(SystemdFailure), which
+        // guarded() reports as "unavailable" (69).
+        if (!systemd.unit_path(unit)) {
+            // The GetUnit call may have queued the end signal without
+            // dispatching it; only a unit that is gone with no end
+            // reported means the helper holding it died.
             while (sys::process_pending(*connection) && !manager.ended()) {
             }
-            if (manager.ended()) {
-                break;
-            }
-            auto wait = sys::bus_poll(*connection);
-            wait.fds.push_back(pollfd{sigfd, POLLIN, 0});
-            const int timeout = wait.timeout_ms;
-            poll(wait.fds.data(), wait.fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
-            if ((wait.fds.back().revents & POLLIN) != 0 && !stop_requested) {
-                signalfd_siginfo info{};
-                // Only the wakeup matters; a short read changes nothing.
-                if (read(sigfd, &info, sizeof info) < 0) {
-                    info = {};
-                }
-                stop_requested = true;
-                manager.StopSession(options.owner, options.chat);
-            }
-            // Every broadcast wakes every waiting CLI; checking on each
-            // wakeup would make a burst of N sessions cost N^2 bus calls.
-            const auto now = std::chrono::steady_clock::now();
-            if (now < next_check) {
-                continue;
-            }
-            next_check = now + std::chrono::milliseconds(kWaitTickMs);
-            revive_helper_if_gone(*connection);
-            if (!systemd.unit_path(unit)) {
-                // The GetUnit call may have queued the end signal without
-                // dispatching it; only a unit that is gone with no end
-                // reported means the helper holding it died.
-                while (sys::process_pending(*connection) && !manager.ended()) {
-                }
-                if (!manager.ended()) {
-                    std::cerr << "native-runtimectl: the session ended but its result was lost\n";
-                    return session_exit_status("unknown", 0, 0);
-                }
+            if (!manager.ended()) {
+                std::cerr << "native-runtimectl: the session ended but its result was lost\n";
+                return kExitEndLost;
             }
         }
-        close(sigfd);
-        const auto& end = *manager.ended();
-        return session_exit_status(end.result, end.code, end.status);
-    } catch (const sdbus::Error& e) {
-        return report(e);
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "native-runtimectl: " << e.what() << '\n';
-        return kExitUsage;
     }
+    close(sigfd);
+    const auto& end = *manager.ended();
+    return session_exit_status(end.result, end.code, end.status);
 }
 
-int stop_session(const std::string& owner, const std::string& chat)
+int stop_session(const StopOptions& options)
 {
-    try {
-        auto connection = sdbus::createSystemBusConnection();
-        ManagerProxy manager(*connection, "");
-        manager.StopSession(owner, chat);
+    auto connection = sdbus::createSystemBusConnection();
+    ManagerProxy manager(*connection, "");
+    manager.StopSession(options.owner, options.chat);
+    if (options.no_block) {
         return 0;
-    } catch (const sdbus::Error& e) {
-        return report(e);
+    }
+    // As `systemctl stop` does: return once systemd says every process of
+    // the unit is gone (the unit unloaded, or inactive or failed).
+    sys::SystemdManager systemd(*connection);
+    const auto unit = core::session_unit_name(options.owner, options.chat);
+    for (;;) {
+        const auto path = systemd.unit_path(unit);
+        if (!path) {
+            return 0;
+        }
+        std::string state;
+        try {
+            state = systemd.unit_property(*path, sys::kUnitInterface, "ActiveState").get<std::string>();
+        } catch (const core::Error&) {
+            state.clear(); // unloaded between the two calls: GetUnit says so next
+        }
+        if (state == "inactive" || state == "failed") {
+            return 0;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(kStopPollMs));
     }
 }
 

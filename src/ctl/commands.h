@@ -1,5 +1,6 @@
 #pragma once
-// One function per native-runtimectl verb; main() only parses arguments.
+// One function per native-runtimectl verb; cli.cpp only parses arguments.
+// Each may throw: Cli::dispatch() maps what it throws to the exit status.
 
 #include <map>
 #include <string>
@@ -16,10 +17,22 @@ struct RunOptions {
     std::string run_as;
     std::vector<std::string> env; // NAME=VALUE
     std::vector<std::string> command;
+    bool quiet = false; // no "Running as unit:" nor admission lines
+};
+
+struct StopOptions {
+    std::string owner;
+    std::string chat;
+    bool no_block = false; // return once StopSession returned
+};
+
+struct ListOptions {
+    std::string json; // empty: a table; short or pretty
+    bool no_legend = false;
 };
 
 int run_session(const RunOptions& options);
-int stop_session(const std::string& owner, const std::string& chat);
-int list_sessions(bool json);
+int stop_session(const StopOptions& options);
+int list_sessions(const ListOptions& options);
 
 } // namespace nr::ctl

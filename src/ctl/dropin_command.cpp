@@ -18,6 +18,7 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <iostream>
+#include <stdexcept>
 #include <system_error>
 
 #ifndef NR_DROPIN_TEMPLATE
@@ -62,28 +63,6 @@ bool live_host(const DropinOptions& options)
     return options.root.empty() || options.root == "/";
 }
 
-// Runs `body`, turning every failure into a message and an exit status.
-template <typename Body> int guarded(Body&& body)
-{
-    try {
-        return body();
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "native-runtimectl: " << e.what() << '\n';
-        return kExitUsage;
-    } catch (const core::Error& e) {
-        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        return e.kind() == core::ErrorKind::InvalidArgument  ? kExitUsage
-               : e.kind() == core::ErrorKind::SystemdFailure ? kExitUnavailable
-                                                             : kExitCheckFailed;
-    } catch (const sdbus::Error& e) {
-        std::cerr << "native-runtimectl: " << e.getName() << ": " << e.getMessage() << '\n';
-        return kExitUnavailable;
-    } catch (const std::system_error& e) {
-        std::cerr << "native-runtimectl: " << e.what() << '\n';
-        return kExitCheckFailed;
-    }
-}
-
 std::string read_template(const char* path)
 {
     const auto text = sys::read_text_file(path);
@@ -114,8 +93,7 @@ void install_one(const DropinOptions& options, const std::string& unit, const st
         // Keep the record of a directory an earlier install created.
         const auto old = sys::read_text_file(path);
         if (old && !core::inspect_installed(*old).ours) {
-            throw std::system_error(EEXIST, std::generic_category(),
-                                    path + " was not written by native-runtimectl; move it away first");
+            core::fail(core::ErrorKind::UnsafeFile, path + " was not written by native-runtimectl; move it away first");
         }
         created = created || (old && core::inspect_installed(*old).created_directory);
         return core::render_dropin(template_text, values, created);
@@ -175,64 +153,60 @@ int verify_dropins(sys::SystemdManager& systemd, const std::vector<std::string>&
 
 int install_dropins(const DropinOptions& options)
 {
-    return guarded([&] {
-        const auto config = sys::load_config(sys::config_path());
-        const auto units = units_to_handle(options, config);
-        const auto app_template = read_template(NR_DROPIN_TEMPLATE);
-        const auto helper_template = read_template(NR_HELPER_DROPIN_TEMPLATE);
-        const auto values = dropin_values(config);
-        for (const auto& unit : units) {
-            install_one(options, unit, app_template, values);
-        }
-        const std::string helper(core::kHelperUnit);
-        install_one(options, helper, helper_template, values);
-        if (!live_host(options) || options.no_reload) {
-            return 0;
-        }
-        auto connection = sdbus::createSystemBusConnection();
-        sys::SystemdManager systemd(*connection);
-        systemd.reload();
-        auto status = verify_dropins(systemd, units, values, options.root);
-        const auto helper_check = sys::check_helper_dropin(systemd, values);
-        if (helper_check.passed) {
-            // A running helper keeps the mount namespace it started with.
-            std::cout << helper << ": in effect from the helper's next start\n";
-        } else {
-            std::cerr << helper << ": NOT in effect: " << helper_check.detail << '\n';
-            status = kExitCheckFailed;
-        }
-        return status;
-    });
+    const auto config = sys::load_config(sys::config_path());
+    const auto units = units_to_handle(options, config);
+    const auto app_template = read_template(NR_DROPIN_TEMPLATE);
+    const auto helper_template = read_template(NR_HELPER_DROPIN_TEMPLATE);
+    const auto values = dropin_values(config);
+    for (const auto& unit : units) {
+        install_one(options, unit, app_template, values);
+    }
+    const std::string helper(core::kHelperUnit);
+    install_one(options, helper, helper_template, values);
+    if (!live_host(options) || options.no_reload) {
+        return 0;
+    }
+    auto connection = sdbus::createSystemBusConnection();
+    sys::SystemdManager systemd(*connection);
+    systemd.reload();
+    auto status = verify_dropins(systemd, units, values, options.root);
+    const auto helper_check = sys::check_helper_dropin(systemd, values);
+    if (helper_check.passed) {
+        // A running helper keeps the mount namespace it started with.
+        std::cout << helper << ": in effect from the helper's next start\n";
+    } else {
+        std::cerr << helper << ": NOT in effect: " << helper_check.detail << '\n';
+        status = kExitCheckFailed;
+    }
+    return status;
 }
 
 int uninstall_dropins(const DropinOptions& options)
 {
-    return guarded([&] {
-        const auto config = sys::load_config(sys::config_path());
-        const auto units = units_to_handle(options, config);
-        auto all_units = units;
-        all_units.emplace_back(core::kHelperUnit);
-        int status = 0;
-        for (const auto& unit : all_units) {
-            if (!uninstall_one(options, unit)) {
-                status = kExitCheckFailed;
-            }
+    const auto config = sys::load_config(sys::config_path());
+    const auto units = units_to_handle(options, config);
+    auto all_units = units;
+    all_units.emplace_back(core::kHelperUnit);
+    int status = 0;
+    for (const auto& unit : all_units) {
+        if (!uninstall_one(options, unit)) {
+            status = kExitCheckFailed;
         }
-        if (!live_host(options) || options.no_reload) {
-            return status;
-        }
-        auto connection = sdbus::createSystemBusConnection();
-        sys::SystemdManager systemd(*connection);
-        systemd.reload();
-        for (const auto& unit : all_units) {
-            const auto path = core::dropin_directory(options.root, unit) + "/" + std::string(core::kDropinFileName);
-            if (sys::dropin_applied(systemd, unit, path)) {
-                std::cerr << unit << ": systemd still applies " << path << '\n';
-                status = kExitCheckFailed;
-            }
-        }
+    }
+    if (!live_host(options) || options.no_reload) {
         return status;
-    });
+    }
+    auto connection = sdbus::createSystemBusConnection();
+    sys::SystemdManager systemd(*connection);
+    systemd.reload();
+    for (const auto& unit : all_units) {
+        const auto path = core::dropin_directory(options.root, unit) + "/" + std::string(core::kDropinFileName);
+        if (sys::dropin_applied(systemd, unit, path)) {
+            std::cerr << unit << ": systemd still applies " << path << '\n';
+            status = kExitCheckFailed;
+        }
+    }
+    return status;
 }
 
 } // namespace nr::ctl

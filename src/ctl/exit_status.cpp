@@ -1,37 +1,43 @@
 #include "ctl/exit_status.h"
 
+#include "core/error.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <iostream>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+
 namespace nr::ctl {
 
 namespace {
 
-constexpr std::int32_t kCldExited = 1;
-constexpr int kSignalBase = 128;
-constexpr int kUnknownEnd = 255;
+int report(std::string_view name, std::string_view message, core::CliFailure failure)
+{
+    std::cerr << "native-runtimectl: " << name << ": " << message << '\n';
+    return core::cli_exit_status(failure);
+}
 
 } // namespace
 
-int session_exit_status(const std::string& result, std::int32_t code, std::int32_t status)
+int guarded(const std::function<int()>& body)
 {
-    if (result == "unknown") {
-        return kUnknownEnd;
+    try {
+        return body();
+    } catch (const sdbus::Error& e) {
+        return report(e.getName(), e.getMessage(), core::cli_failure_of_bus_error(e.getName()));
+    } catch (const core::Error& e) {
+        return report(core::error_name(e.kind()), e.what(), core::cli_failure_of(e.kind()));
+    } catch (const std::invalid_argument& e) {
+        return report("InvalidArgument", e.what(), core::CliFailure::Usage);
+    } catch (const std::system_error& e) {
+        return report("IOError", e.what(), core::CliFailure::IoError);
+    } catch (const std::exception& e) {
+        return report("InternalError", e.what(), core::CliFailure::Internal);
+    } catch (...) {
+        return report("InternalError", "unknown exception", core::CliFailure::Internal);
     }
-    // systemd stops a unit that reached RuntimeMaxSec with SIGTERM, which
-    // alone would read as 143: report the limit instead.
-    if (result == "timeout") {
-        return kExitRuntimeLimit;
-    }
-    // cgroup v2 reports the OOM killer as a result of its own; report it
-    // as the SIGKILL it is, as cgroup v1 hosts do anyway.
-    if (result == "oom-kill") {
-        return kSignalBase + 9;
-    }
-    if (code == kCldExited) {
-        return status & 0xff;
-    }
-    if (code > kCldExited && status > 0) {
-        return kSignalBase + (status & 0x7f);
-    }
-    return kUnknownEnd;
 }
 
 } // namespace nr::ctl

@@ -1,21 +1,26 @@
 #pragma once
-// How a session's end becomes native-runtimectl's exit status, kept apart
-// from the bus code so it can be unit-tested and documented in one place.
+// Every verb of native-runtimectl runs inside guarded(): whatever it throws
+// becomes one line on stderr ("native-runtimectl: NAME: message") and the
+// exit status of the one table in core/cli_exit.h.
 
-#include <cstdint>
-#include <string>
+#include "core/cli_exit.h"
+
+#include <functional>
 
 namespace nr::ctl {
 
-inline constexpr int kExitCheckFailed = 1;    // a check or verification failed (drop-ins, preflight)
-inline constexpr int kExitUsage = 64;         // EX_USAGE
-inline constexpr int kExitRefused = 65;       // the helper refused the request
-inline constexpr int kExitUnavailable = 69;   // EX_UNAVAILABLE: bus or helper unreachable
-inline constexpr int kExitRuntimeLimit = 124; // RuntimeMaxSec ended it (as timeout(1))
-inline constexpr int kExitLaunchFailed = 125; // the launcher failed before exec
+using core::kExitCheckFailed;
+using core::kExitConfig;
+using core::kExitEndLost;
+using core::kExitInternal;
+using core::kExitIoError;
+using core::kExitRefused;
+using core::kExitRuntimeLimit;
+using core::kExitUnavailable;
+using core::kExitUsage;
+using core::session_exit_status;
 
-// systemd's ExecMainCode/ExecMainStatus -> shell-style status: the command's
-// own status when it exited, 128+N when signal N ended it.
-int session_exit_status(const std::string& result, std::int32_t code, std::int32_t status);
+// The body's own status, or the table's status for what it threw.
+int guarded(const std::function<int()>& body);
 
 } // namespace nr::ctl

@@ -1,6 +1,7 @@
 #include "ctl/file_cli.h"
 
 #include "core/error.h"
+#include "ctl/arg_checks.h"
 #include "ctl/exit_status.h"
 #include "dbus/native_runtime_files_proxy.h"
 #include "sys/bus_compat.h"
@@ -95,24 +96,12 @@ std::string read_receipt(const std::string& path)
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-int report(const sdbus::Error& error)
-{
-    std::cerr << "native-runtimectl: " << error.getName() << ": " << error.getMessage() << '\n';
-    return error.getName().rfind("org.metis.NativeRuntime1.Error.", 0) == 0 ? kExitRefused : kExitUnavailable;
-}
-
+// What the body throws is mapped by Cli::dispatch() (ctl/exit_status.h).
 template <typename Body> int with_files(Body&& body)
 {
-    try {
-        auto connection = sdbus::createSystemBusConnection();
-        FilesProxy files(*connection);
-        return body(files);
-    } catch (const sdbus::Error& e) {
-        return report(e);
-    } catch (const std::exception& e) {
-        std::cerr << "native-runtimectl: " << e.what() << '\n';
-        return kExitUsage;
-    }
+    auto connection = sdbus::createSystemBusConnection();
+    FilesProxy files(*connection);
+    return body(files);
 }
 
 int file_read(const FileOptions& o)
@@ -120,7 +109,7 @@ int file_read(const FileOptions& o)
     return with_files([&](FilesProxy& files) {
         const auto [fd, size] = files.OpenForRead(o.owner, o.chat, o.area, o.relpath, o.run_as);
         (void)size;
-        return copy_to(fd.get(), std::cout) ? 0 : kExitUnavailable;
+        return copy_to(fd.get(), std::cout) ? 0 : kExitIoError;
     });
 }
 
@@ -136,7 +125,7 @@ int file_begin_edit(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         std::cout << files.BeginEdit(o.owner, o.chat, o.job, o.relpath, o.run_as);
-        return std::cout.flush() ? 0 : kExitUnavailable;
+        return std::cout.flush() ? 0 : kExitIoError;
     });
 }
 
@@ -144,7 +133,7 @@ int file_record_edit(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         std::cout << files.RecordEdit(o.owner, o.chat, o.job, read_receipt(o.handle), o.run_as);
-        return std::cout.flush() ? 0 : kExitUnavailable;
+        return std::cout.flush() ? 0 : kExitIoError;
     });
 }
 
@@ -152,7 +141,7 @@ int file_diff(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         const auto [before, after] = files.Diff(o.owner, o.chat, o.job, read_receipt(o.receipt), o.run_as);
-        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : kExitUnavailable;
+        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : kExitIoError;
     });
 }
 
@@ -166,26 +155,20 @@ int file_revert(const FileOptions& o)
 
 int provision(const ProvisionOptions& o)
 {
-    try {
-        const auto* gr = ::getgrnam(o.group.c_str());
-        if (gr == nullptr) {
-            std::cerr << "native-runtimectl: unknown group " << o.group << '\n';
-            return kExitUsage;
-        }
-        sys::provision_snapshot_dir(o.path, gr->gr_gid);
-        return 0;
-    } catch (const core::Error& e) {
-        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        return kExitRefused;
+    const auto* gr = ::getgrnam(o.group.c_str());
+    if (gr == nullptr) {
+        core::fail(core::ErrorKind::InvalidArgument, "unknown group " + o.group);
     }
+    sys::provision_snapshot_dir(o.path, gr->gr_gid);
+    return 0;
 }
 
 void add_common(CLI::App& cmd, FileOptions& o, bool with_job)
 {
-    cmd.add_option("--owner", o.owner, "Owner id")->required();
-    cmd.add_option("--chat", o.chat, "Chat id")->required();
+    cmd.add_option("--owner", o.owner, "Owner id")->required()->check(id_check(core::IdKind::Owner));
+    cmd.add_option("--chat", o.chat, "Chat id")->required()->check(id_check(core::IdKind::Chat));
     if (with_job) {
-        cmd.add_option("--job", o.job, "Job id")->required();
+        cmd.add_option("--job", o.job, "Job id")->required()->check(id_check(core::IdKind::Job));
     }
     cmd.add_option("--run-as", o.run_as, "User whose file permissions apply (root callers only)");
 }

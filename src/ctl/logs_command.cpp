@@ -6,9 +6,9 @@
 // matches and docs/operator-guide.md for the equivalent journalctl line.
 
 #include "core/error.h"
+#include "core/json_output.h"
 #include "core/log_query.h"
 #include "ctl/exit_status.h"
-#include "ctl/json_text.h"
 #include "ctl/operator_commands.h"
 #include "sys/journal_reader.h"
 
@@ -56,12 +56,13 @@ void print_short(const sys::JournalRecord& record)
 // cursor and the timestamps it adds.
 void print_json(const sys::JournalRecord& record)
 {
-    std::cout << "{\"__CURSOR\":" << json_quote(record.cursor) << ",\"__REALTIME_TIMESTAMP\":\"" << record.realtime_usec
-              << "\",\"__MONOTONIC_TIMESTAMP\":\"" << record.monotonic_usec << '"';
+    core::Json object{{"__CURSOR", record.cursor},
+                      {"__REALTIME_TIMESTAMP", std::to_string(record.realtime_usec)},
+                      {"__MONOTONIC_TIMESTAMP", std::to_string(record.monotonic_usec)}};
     for (const auto& [name, value] : record.fields) {
-        std::cout << ',' << json_quote(name) << ':' << json_quote(value);
+        object[name] = value;
     }
-    std::cout << "}\n";
+    std::cout << core::json_text(object, core::JsonStyle::Short) << '\n';
 }
 
 std::uint64_t now_usec()
@@ -75,37 +76,31 @@ std::uint64_t now_usec()
 
 int session_logs(const LogsOptions& options)
 {
-    try {
-        sys::JournalQuery query;
-        // systemd's records about an owner's units can only be matched by
-        // unit name: the names come from the journal's own index of UNIT=
-        // values, and only those of this owner's sessions are used.
-        const auto units = options.chat.empty() ? sys::unique_journal_values("UNIT") : std::set<std::string>{};
-        query.terms = core::session_log_terms(options.owner, options.chat, units);
-        query.follow = options.follow;
-        query.lines = options.lines;
-        if (options.follow && !options.lines_given) {
-            query.lines = kFollowDefaultLines;
-        }
-        if (!options.since.empty()) {
-            query.since_usec = core::parse_since(options.since, now_usec());
-        }
-        const bool json = options.json || options.output == "json";
-        sys::read_journal(query, [&](const sys::JournalRecord& record) {
-            json ? print_json(record) : print_short(record);
-            if (options.follow) {
-                std::cout.flush();
-            }
-            return static_cast<bool>(std::cout);
-        });
-        return 0;
-    } catch (const core::Error& e) {
-        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        return kExitUsage;
-    } catch (const std::system_error& e) {
-        std::cerr << "native-runtimectl: " << e.what() << '\n';
-        return kExitUnavailable;
+    // Failures map through guarded(): a bad --since is a usage error (64),
+    // a journal that cannot be read an I/O error (74).
+    sys::JournalQuery query;
+    // systemd's records about an owner's units can only be matched by
+    // unit name: the names come from the journal's own index of UNIT=
+    // values, and only those of this owner's sessions are used.
+    const auto units = options.chat.empty() ? sys::unique_journal_values("UNIT") : std::set<std::string>{};
+    query.terms = core::session_log_terms(options.owner, options.chat, units);
+    query.follow = options.follow;
+    query.lines = options.lines;
+    if (options.follow && !options.lines_given) {
+        query.lines = kFollowDefaultLines;
     }
+    if (!options.since.empty()) {
+        query.since_usec = core::parse_since(options.since, now_usec());
+    }
+    const bool json = options.json || options.output == "json";
+    sys::read_journal(query, [&](const sys::JournalRecord& record) {
+        json ? print_json(record) : print_short(record);
+        if (options.follow) {
+            std::cout.flush();
+        }
+        return static_cast<bool>(std::cout);
+    });
+    return 0;
 }
 
 } // namespace nr::ctl

@@ -1,5 +1,6 @@
 #include "ctl/operator_cli.h"
 
+#include "ctl/arg_checks.h"
 #include "ctl/operator_commands.h"
 
 namespace nr::ctl {
@@ -31,6 +32,13 @@ void add_dropin_options(CLI::App& cmd, DropinOptions& options)
     cmd.add_flag("--no-reload", options.no_reload, "Do not reload systemd nor verify");
 }
 
+// --json, --json=short (one line) or --json=pretty, as systemd's tools take it.
+void add_json_flag(CLI::App& cmd, std::string& mode)
+{
+    cmd.add_flag("--json{short}", mode, "Print JSON: short (one line, the default) or pretty")
+        ->check(CLI::IsMember({"short", "pretty"}));
+}
+
 } // namespace
 
 OperatorVerbs add_operator_verbs(CLI::App& app)
@@ -44,13 +52,13 @@ OperatorVerbs add_operator_verbs(CLI::App& app)
     add_dropin_options(*s.uninstall_cmd, s.uninstall);
 
     s.status_cmd = app.add_subcommand("status", "Show one session as systemd sees it");
-    s.status_cmd->add_option("--owner", s.status.owner, "Owner id")->required();
-    s.status_cmd->add_option("--chat", s.status.chat, "Chat id")->required();
-    s.status_cmd->add_flag("--json", s.status.json, "Print JSON");
+    s.status_cmd->add_option("--owner", s.status.owner, "Owner id")->required()->check(id_check(core::IdKind::Owner));
+    s.status_cmd->add_option("--chat", s.status.chat, "Chat id")->required()->check(id_check(core::IdKind::Chat));
+    add_json_flag(*s.status_cmd, s.status.json);
 
     s.logs_cmd = app.add_subcommand("logs", "Show journal records of an owner's sessions");
-    s.logs_cmd->add_option("--owner", s.logs.owner, "Owner id")->required();
-    s.logs_cmd->add_option("--chat", s.logs.chat, "Chat id");
+    s.logs_cmd->add_option("--owner", s.logs.owner, "Owner id")->required()->check(id_check(core::IdKind::Owner));
+    s.logs_cmd->add_option("--chat", s.logs.chat, "Chat id")->check(id_check(core::IdKind::Chat));
     s.logs_cmd
         ->add_option_function<std::size_t>(
             "-n,--lines",
@@ -69,7 +77,7 @@ OperatorVerbs add_operator_verbs(CLI::App& app)
     s.logs_cmd->add_flag("--json", s.logs.json, "The same as -o json");
 
     s.preflight_cmd = app.add_subcommand("preflight", "Check the host's prerequisites; non-zero exit on any failure");
-    s.preflight_cmd->add_flag("--json", s.preflight.json, "Print JSON");
+    add_json_flag(*s.preflight_cmd, s.preflight.json);
     s.preflight_cmd->add_option("--unit", s.preflight.units, "Application unit to check the drop-in on (repeatable)");
     s.preflight_cmd->add_option("--user", s.preflight.user, "User the canary session runs as");
     return OperatorVerbs(std::move(state));

@@ -1,6 +1,7 @@
 #pragma once
 // The operator verbs of native-runtimectl (issue 6): drop-in installer,
-// inspection and preflight. One function per verb; main() only parses.
+// inspection and preflight. One function per verb; cli.cpp only parses.
+// Each may throw: Cli::dispatch() maps what it throws to the exit status.
 
 #include "core/config.h"
 #include "core/dropin.h"
@@ -27,10 +28,10 @@ int uninstall_dropins(const DropinOptions& options);
 struct StatusOptions {
     std::string owner;
     std::string chat;
-    bool json = false;
+    std::string json; // empty: text; short or pretty
 };
 
-// One session as systemd sees it: 0, or kExitRefused when there is none.
+// One session as systemd sees it; throws NoSuchSession when there is none.
 int session_status(const StatusOptions& options);
 
 struct LogsOptions {
@@ -47,7 +48,7 @@ struct LogsOptions {
 int session_logs(const LogsOptions& options);
 
 struct PreflightOptions {
-    bool json = false;
+    std::string json;               // empty: text; short or pretty
     std::vector<std::string> units; // added to the config's app_units
     std::string user;               // canary user; default: the first run-as/caller user
 };

@@ -3,8 +3,8 @@
 // helper runs the same checks (src/daemon/preflight_gate.cpp).
 
 #include "core/error.h"
+#include "core/json_output.h"
 #include "ctl/exit_status.h"
-#include "ctl/json_text.h"
 #include "ctl/operator_commands.h"
 #include "sys/bus_compat.h"
 #include "sys/config_file.h"
@@ -119,31 +119,28 @@ void print_text(const std::vector<core::CheckResult>& results)
     }
 }
 
-void print_json(const std::vector<core::CheckResult>& results)
+void print_json(const std::vector<core::CheckResult>& results, core::JsonStyle style)
 {
-    std::cout << "{\"passed\":" << (core::first_failure(results) ? "false" : "true") << ",\"checks\":[";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        const auto& r = results[i];
-        std::cout << (i == 0 ? "" : ",") << "{\"name\":" << json_quote(r.name)
-                  << ",\"passed\":" << (r.passed ? "true" : "false") << ",\"detail\":" << json_quote(r.detail)
-                  << ",\"hint\":" << json_quote(r.hint) << '}';
+    auto checks = core::Json::array();
+    for (const auto& r : results) {
+        checks.push_back({{"name", r.name}, {"passed", r.passed}, {"detail", r.detail}, {"hint", r.hint}});
     }
-    std::cout << "]}\n";
+    const core::Json report{{"passed", !core::first_failure(results)}, {"checks", checks}};
+    std::cout << core::json_text(report, style) << '\n';
 }
 
 } // namespace
 
 int preflight(const PreflightOptions& options)
 {
-    try {
-        const auto config = sys::load_config(sys::config_path());
-        const auto results = run_checks(options, config);
-        options.json ? print_json(results) : print_text(results);
-        return core::first_failure(results) ? kExitCheckFailed : 0;
-    } catch (const core::Error& e) {
-        std::cerr << "native-runtimectl: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        return kExitCheckFailed;
+    const auto config = sys::load_config(sys::config_path());
+    const auto results = run_checks(options, config);
+    if (options.json.empty()) {
+        print_text(results);
+    } else {
+        print_json(results, core::json_style(options.json));
     }
+    return core::first_failure(results) ? kExitCheckFailed : 0;
 }
 
 } // namespace nr::ctl

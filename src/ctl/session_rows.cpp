@@ -1,7 +1,6 @@
 #include "ctl/session_rows.h"
 
 #include "core/session_plan.h"
-#include "ctl/json_text.h"
 
 #include <chrono>
 #include <iomanip>
@@ -19,12 +18,6 @@ std::uint64_t u64_property(sys::SystemdManager& systemd, const sdbus::ObjectPath
 std::string or_dash(const std::string& text)
 {
     return text.empty() ? "-" : text;
-}
-
-// JSON number or null, so a missing counter is never a fake 0.
-std::string json_number(std::optional<std::uint64_t> value)
-{
-    return value ? std::to_string(*value) : "null";
 }
 
 } // namespace
@@ -61,35 +54,49 @@ std::uint64_t realtime_now_usec()
     return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(now).count());
 }
 
-void print_session_table(std::ostream& out, const std::vector<core::SessionView>& rows, std::uint64_t now_usec)
+void print_session_table(std::ostream& out, const std::vector<core::SessionView>& rows, std::uint64_t now_usec,
+                         bool legend)
 {
-    out << std::left << std::setw(16) << "OWNER" << std::setw(20) << "CHAT" << std::setw(14) << "JOB" << std::setw(12)
-        << "ADAPTER" << std::setw(17) << "STATE" << std::setw(8) << "AGE" << std::setw(9) << "MEMORY" << std::setw(7)
-        << "TASKS"
-        << "UNIT\n";
+    if (legend) {
+        out << std::left << std::setw(16) << "OWNER" << std::setw(20) << "CHAT" << std::setw(14) << "JOB"
+            << std::setw(12) << "ADAPTER" << std::setw(17) << "STATE" << std::setw(8) << "AGE" << std::setw(9)
+            << "MEMORY" << std::setw(7) << "TASKS"
+            << "UNIT\n";
+    }
     for (const auto& row : rows) {
         out << std::left << std::setw(16) << row.owner << std::setw(20) << row.chat << std::setw(14) << or_dash(row.job)
             << std::setw(12) << row.adapter << std::setw(17) << (row.active_state + "/" + row.sub_state) << std::setw(8)
             << core::format_age(now_usec, row.active_since_usec) << std::setw(9) << core::format_bytes(row.memory_bytes)
             << std::setw(7) << core::format_count(row.tasks) << row.unit << '\n';
     }
-    out << '\n' << rows.size() << " session(s) listed.\n";
+    if (legend) {
+        out << '\n' << rows.size() << " session(s) listed.\n";
+    }
 }
 
-void print_session_json(std::ostream& out, const core::SessionView& row, std::uint64_t now_usec)
+core::Json session_json(const core::SessionView& row, std::uint64_t now_usec)
 {
+    // A counter systemd lacks is null, never a made-up 0.
+    const auto number = [](std::optional<std::uint64_t> value) { return value ? core::Json(*value) : core::Json(); };
     std::optional<std::uint64_t> age_sec;
     if (row.active_since_usec) {
         age_sec = now_usec > *row.active_since_usec ? (now_usec - *row.active_since_usec) / 1000000 : 0;
     }
-    out << "{\"unit\":" << json_quote(row.unit) << ",\"owner\":" << json_quote(row.owner)
-        << ",\"chat\":" << json_quote(row.chat) << ",\"job\":" << json_quote(row.job)
-        << ",\"adapter\":" << json_quote(row.adapter) << ",\"state\":" << json_quote(row.active_state)
-        << ",\"sub_state\":" << json_quote(row.sub_state) << ",\"user\":" << json_quote(row.user)
-        << ",\"main_pid\":" << row.main_pid << ",\"active_since_usec\":" << json_number(row.active_since_usec)
-        << ",\"age_sec\":" << json_number(age_sec) << ",\"memory_bytes\":" << json_number(row.memory_bytes)
-        << ",\"memory_max_bytes\":" << json_number(row.memory_max_bytes) << ",\"tasks\":" << json_number(row.tasks)
-        << ",\"tasks_max\":" << json_number(row.tasks_max) << '}';
+    return core::Json{{"unit", row.unit},
+                      {"owner", row.owner},
+                      {"chat", row.chat},
+                      {"job", row.job},
+                      {"adapter", row.adapter},
+                      {"state", row.active_state},
+                      {"sub_state", row.sub_state},
+                      {"user", row.user},
+                      {"main_pid", row.main_pid},
+                      {"active_since_usec", number(row.active_since_usec)},
+                      {"age_sec", number(age_sec)},
+                      {"memory_bytes", number(row.memory_bytes)},
+                      {"memory_max_bytes", number(row.memory_max_bytes)},
+                      {"tasks", number(row.tasks)},
+                      {"tasks_max", number(row.tasks_max)}};
 }
 
 void print_session_status(std::ostream& out, const core::SessionView& row, std::uint64_t now_usec)

@@ -3,6 +3,7 @@
 // and `status`. Everything comes from systemd, so both work without the
 // helper and show exactly what systemd runs.
 
+#include "core/json_output.h"
 #include "core/session_view.h"
 #include "sys/systemd_manager.h"
 
@@ -17,8 +18,10 @@ core::SessionView read_session_view(sys::SystemdManager& systemd, const std::str
 
 std::uint64_t realtime_now_usec();
 
-void print_session_table(std::ostream& out, const std::vector<core::SessionView>& rows, std::uint64_t now_usec);
-void print_session_json(std::ostream& out, const core::SessionView& row, std::uint64_t now_usec);
+// legend: the header line and the "N session(s) listed." footer (--no-legend drops them).
+void print_session_table(std::ostream& out, const std::vector<core::SessionView>& rows, std::uint64_t now_usec,
+                         bool legend);
+core::Json session_json(const core::SessionView& row, std::uint64_t now_usec);
 void print_session_status(std::ostream& out, const core::SessionView& row, std::uint64_t now_usec);
 
 } // namespace nr::ctl

@@ -69,9 +69,11 @@ private:
                                  std::vector<std::string> argv, sdbus::UnixFd stdin_fd, sdbus::UnixFd stdout_fd,
                                  sdbus::UnixFd stderr_fd, std::map<std::string, sdbus::Variant> options) override;
     void RunCanary(CanaryReply&& result, std::string run_as_user) override;
-    // Everything StartSession does once the host passed preflight.
+    // Everything StartSession does once the host passed preflight; `caller`
+    // was captured while the call was dispatched (for the journal).
     std::tuple<std::string, sdbus::ObjectPath> start_session(const core::SessionRequest& request,
                                                              const core::RunAsUser& user, const std::string& worker,
+                                                             const core::Caller& caller,
                                                              const std::array<sdbus::UnixFd, 3>& stdio);
     // Answers every call that waited for the canary's `verdict`.
     void release_waiting(const core::CheckResult& verdict);

@@ -117,4 +117,25 @@ std::string hex(const std::string& text)
     return out;
 }
 
+Outcome python_json(const std::string& text, const std::string& expression)
+{
+    std::string path = "/run/nr-json.XXXXXX";
+    const int fd = mkstemp(path.data());
+    if (fd < 0) {
+        throw std::runtime_error("mkstemp failed for python_json");
+    }
+    close(fd);
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+    }
+    const auto outcome = run({"python3", "-c",
+                              "import json, sys\n"
+                              "doc = json.loads(open(sys.argv[1], 'rb').read())\n"
+                              "print(json.dumps(eval(sys.argv[2])))\n",
+                              path, expression});
+    std::remove(path.c_str());
+    return outcome;
+}
+
 } // namespace nr::itest

@@ -38,6 +38,11 @@ std::string unit_property(const std::string& unit, const std::string& name);
 
 std::string hex(const std::string& text);
 
+// Parses `text` with Python's json module (strict: invalid JSON or bytes
+// that are not UTF-8 fail) and prints json.dumps(EXPRESSION) over `doc`,
+// e.g. python_json(out, "doc['owner']") -> status 0, out "\"carol\"\n".
+Outcome python_json(const std::string& text, const std::string& expression);
+
 // A probe result that reports a failure: present and not "ok". An absent
 // key (the probe never ran that step) is not a refusal.
 inline bool refused(const std::string& result)

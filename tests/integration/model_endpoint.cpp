@@ -1,7 +1,7 @@
 #include "model_endpoint.h"
 
-#include <array>
-#include <cstdio>
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -21,27 +21,6 @@ std::string read_all(const std::string& path)
 }
 
 } // namespace
-
-std::string json_string(const std::string& text)
-{
-    std::string out = "\"";
-    for (const char c : text) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                std::array<char, 8> escaped{};
-                std::snprintf(escaped.data(), escaped.size(), "\\u%04x", static_cast<unsigned>(c));
-                out += escaped.data();
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
-}
 
 ModelEndpoint::ModelEndpoint(const std::string& api, std::string key) : key_(std::move(key))
 {
@@ -74,15 +53,12 @@ ModelEndpoint::~ModelEndpoint()
 
 void ModelEndpoint::script(const std::vector<ScriptedTurn>& turns) const
 {
-    std::string json = "{\"turns\": {";
-    for (std::size_t i = 0; i < turns.size(); ++i) {
-        json += (i == 0 ? "" : ", ") + json_string(turns[i].marker) + ": {\"tools\": [";
-        for (std::size_t t = 0; t < turns[i].tools.size(); ++t) {
-            json += (t == 0 ? "" : ", ") + json_string(turns[i].tools[t]);
-        }
-        json += "], \"final\": " + json_string(turns[i].final_text) + "}";
+    auto script = nlohmann::ordered_json::object();
+    auto& by_marker = script["turns"] = nlohmann::ordered_json::object();
+    for (const auto& turn : turns) {
+        by_marker[turn.marker] = {{"tools", turn.tools}, {"final", turn.final_text}};
     }
-    json += "}}\n";
+    const auto json = script.dump() + "\n";
     const auto path = dir_ + "/script.json";
     {
         std::ofstream out(path + ".tmp");

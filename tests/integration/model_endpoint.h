@@ -49,7 +49,4 @@ private:
     std::unique_ptr<Background> server_;
 };
 
-// A JSON string literal for `text`.
-std::string json_string(const std::string& text);
-
 } // namespace nr::itest

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 using namespace nr::itest;
 
 namespace {
@@ -42,13 +44,12 @@ TEST(StatusOfARunningSession, ShowsOwnerChatJobAdapterStateAndCounters)
 
     const auto json = run({kCtl, "status", "--owner", "carol", "--chat", "st", "--json"});
     EXPECT_EQ(json.status, 0) << json.err;
-    EXPECT_NE(json.out.find("\"owner\":\"carol\""), std::string::npos) << json.out;
-    EXPECT_NE(json.out.find("\"job\":\"j7\""), std::string::npos) << json.out;
-    EXPECT_NE(json.out.find("\"state\":\"active\""), std::string::npos) << json.out;
+    EXPECT_EQ(python_json(json.out, "[doc['owner'], doc['job'], doc['state']]").out,
+              "[\"carol\", \"j7\", \"active\"]\n")
+        << json.out;
     // systemd counts the session's tasks (at least the shell and sleep);
     // memory may be null on cgroup v1, but never a made-up number.
-    EXPECT_EQ(json.out.find("\"tasks\":null"), std::string::npos) << json.out;
-    EXPECT_EQ(json.out.find("\"tasks\":0,"), std::string::npos) << json.out;
+    EXPECT_EQ(python_json(json.out, "doc['tasks'] is not None and doc['tasks'] > 0").out, "true\n") << json.out;
 
     const auto list = run({kCtl, "list"});
     EXPECT_EQ(list.status, 0) << list.err;
@@ -56,7 +57,7 @@ TEST(StatusOfARunningSession, ShowsOwnerChatJobAdapterStateAndCounters)
     EXPECT_NE(list.out.find("AGE"), std::string::npos) << list.out;
     EXPECT_NE(list.out.find("MEMORY"), std::string::npos) << list.out;
     const auto list_json = run({kCtl, "list", "--json"});
-    EXPECT_NE(list_json.out.find("\"unit\":\"" + unit + "\""), std::string::npos) << list_json.out;
+    EXPECT_EQ(python_json(list_json.out, "'" + unit + "' in [s['unit'] for s in doc]").out, "true\n") << list_json.out;
     EXPECT_EQ(list_json.out.find("native-runtime-preflight"), std::string::npos) << "the canary is no session";
 
     stop_and_wait(session, "carol", "st");
@@ -92,7 +93,14 @@ TEST(LogsOfAnOwner, ComeFromTheJournalByStructuredFields)
 
     const auto chat = run({kCtl, "logs", "--owner", "dave", "--chat", "lg", "--json"});
     EXPECT_EQ(chat.status, 0) << chat.err;
-    EXPECT_NE(chat.out.find("\"NATIVE_RUNTIME_OWNER\":\"dave\""), std::string::npos) << chat.out;
+    // One JSON object per line: parsed together as an array of them.
+    std::string array = "[";
+    std::istringstream lines(chat.out);
+    for (std::string line; std::getline(lines, line);) {
+        array += (array.size() > 1 ? "," : "") + line;
+    }
+    array += "]";
+    EXPECT_EQ(python_json(array, "'dave' in [r.get('NATIVE_RUNTIME_OWNER') for r in doc]").out, "true\n") << chat.out;
     const auto journalctl = run({"journalctl", "--no-pager", "-o", "cat", "NATIVE_RUNTIME_OWNER=dave"});
     EXPECT_NE(journalctl.out.find("native-runtime-dave-lg.service"), std::string::npos)
         << "journalctl finds the same records: " << journalctl.out;

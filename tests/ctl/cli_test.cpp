@@ -1,0 +1,294 @@
+// native-runtimectl's command-line surface, read from the program's own
+// CLI11 App (ctl::Cli): every verb and option is in the man page and the
+// bash completion (a verb added to the code and not to the docs fails here),
+// bad input is a usage error while parsing, and every failure a verb
+// throws maps through the one exit table.
+
+#include "core/cli_exit.h"
+#include "ctl/cli.h"
+#include "ctl/exit_status.h"
+
+#include "sys/bus_compat.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace {
+
+struct Verb {
+    std::string path;                 // "run", "file read"
+    std::vector<std::string> options; // "--owner", "-q", ...
+    bool has_subverbs = false;
+};
+
+std::string read_file(const char* path)
+{
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void collect(const CLI::App& app, const std::string& prefix, std::vector<Verb>& verbs)
+{
+    for (const auto* sub : app.get_subcommands({})) {
+        Verb verb;
+        verb.path = prefix.empty() ? sub->get_name() : prefix + " " + sub->get_name();
+        for (const auto* option : sub->get_options()) {
+            if (option == sub->get_help_ptr() || option->get_positional()) {
+                continue;
+            }
+            for (const auto& name : option->get_lnames()) {
+                verb.options.push_back("--" + name);
+            }
+            for (const auto& name : option->get_snames()) {
+                verb.options.push_back("-" + name);
+            }
+        }
+        verb.has_subverbs = !sub->get_subcommands({}).empty();
+        verbs.push_back(verb);
+        collect(*sub, verb.path, verbs);
+    }
+}
+
+std::vector<Verb> program_verbs()
+{
+    nr::ctl::Cli cli;
+    std::vector<Verb> verbs;
+    collect(cli.app(), "", verbs);
+    return verbs;
+}
+
+std::set<std::string> words(const std::string& text)
+{
+    std::set<std::string> out;
+    std::istringstream in(text);
+    for (std::string word; in >> word;) {
+        out.insert(word);
+    }
+    return out;
+}
+
+// The completion's `NAME="..."` word list.
+std::set<std::string> completion_list(const std::string& completion, const std::string& name)
+{
+    std::smatch match;
+    const std::regex pattern("local " + name + "=\"([^\"]*)\"");
+    return std::regex_search(completion, match, pattern) ? words(match[1]) : std::set<std::string>{};
+}
+
+// case label (a verb path; "a | b" lists several) -> the words of its opts="...".
+std::map<std::string, std::set<std::string>> completion_options(const std::string& completion)
+{
+    std::map<std::string, std::set<std::string>> out;
+    const std::regex line(R"re(^\s*([^)]+)\)\s*opts="([^"]*)")re");
+    std::istringstream in(completion);
+    for (std::string text; std::getline(in, text);) {
+        std::smatch match;
+        if (!std::regex_search(text, match, line)) {
+            continue;
+        }
+        std::istringstream labels(match[1].str());
+        for (std::string label; std::getline(labels, label, '|');) {
+            label = std::regex_replace(label, std::regex(R"re(^[\s"]+|[\s"]+$)re"), "");
+            out[label] = words(match[2]);
+        }
+    }
+    return out;
+}
+
+// The man page's SYNOPSIS paragraph of a verb: "**native-runtimectl run**...".
+std::string synopsis_of(const std::string& man, const std::string& path)
+{
+    const auto start = man.find("\n**native-runtimectl " + path + "**");
+    if (start == std::string::npos) {
+        return {};
+    }
+    const auto end = man.find("\n\n", start + 1);
+    return man.substr(start, end - start);
+}
+
+// How an option is written in the man page's Markdown: \--owner, -q.
+std::string man_spelling(const std::string& option)
+{
+    return option.rfind("--", 0) == 0 ? "**\\" + option + "**" : "**" + option + "**";
+}
+
+} // namespace
+
+TEST(TheVerbTable, IsReadFromTheProgramAndHasEveryKnownVerb)
+{
+    std::set<std::string> paths;
+    for (const auto& verb : program_verbs()) {
+        paths.insert(verb.path);
+    }
+    for (const auto* known :
+         {"run", "stop", "list", "status", "logs", "preflight", "file", "file read", "provision-snapshot-dir"}) {
+        EXPECT_EQ(paths.count(known), 1U) << known;
+    }
+}
+
+TEST(TheBashCompletion, OffersEveryVerbAndNoVerbTheProgramLacks)
+{
+    const auto completion = read_file(NR_CTL_COMPLETION);
+    ASSERT_FALSE(completion.empty()) << NR_CTL_COMPLETION;
+    auto offered = completion_list(completion, "verbs");
+    for (const auto& sub : completion_list(completion, "file_verbs")) {
+        offered.insert("file " + sub);
+    }
+    std::set<std::string> program;
+    for (const auto& verb : program_verbs()) {
+        program.insert(verb.path);
+        EXPECT_EQ(offered.count(verb.path), 1U) << "verb missing from the bash completion: " << verb.path;
+    }
+    for (const auto& path : offered) {
+        EXPECT_EQ(program.count(path), 1U) << "the bash completion offers a verb the program lacks: " << path;
+    }
+}
+
+TEST(TheBashCompletion, OffersEveryOptionOfEveryVerb)
+{
+    const auto options = completion_options(read_file(NR_CTL_COMPLETION));
+    for (const auto& verb : program_verbs()) {
+        if (verb.has_subverbs) {
+            continue; // `file` only leads to its subverbs
+        }
+        const auto found = options.find(verb.path);
+        ASSERT_NE(found, options.end()) << "no opts=\"...\" line for " << verb.path << " in the bash completion";
+        for (const auto& option : verb.options) {
+            EXPECT_EQ(found->second.count(option), 1U)
+                << "option missing from the bash completion: " << verb.path << ' ' << option;
+        }
+    }
+}
+
+TEST(TheManPage, HasASynopsisWithEveryOptionOfEveryVerb)
+{
+    const auto man = read_file(NR_CTL_MAN_PAGE);
+    ASSERT_FALSE(man.empty()) << NR_CTL_MAN_PAGE;
+    for (const auto& verb : program_verbs()) {
+        if (verb.has_subverbs) {
+            continue;
+        }
+        const auto synopsis = synopsis_of(man, verb.path);
+        ASSERT_FALSE(synopsis.empty()) << "verb missing from the man page's SYNOPSIS: " << verb.path;
+        for (const auto& option : verb.options) {
+            EXPECT_NE(synopsis.find(man_spelling(option)), std::string::npos)
+                << "option missing from the man page: " << verb.path << ' ' << option;
+        }
+    }
+    EXPECT_NE(man.find("**native-runtimectl \\--version**"), std::string::npos);
+}
+
+TEST(TheManPage, DescribesEveryVerb)
+{
+    const auto man = read_file(NR_CTL_MAN_PAGE);
+    const auto description = man.substr(man.find("# DESCRIPTION"));
+    for (const auto& verb : program_verbs()) {
+        const auto name = verb.path.substr(verb.path.rfind(' ') + 1);
+        EXPECT_NE(description.find("**" + name + "**"), std::string::npos)
+            << "verb not described in the man page: " << verb.path;
+    }
+}
+
+TEST(TheManPage, DocumentsEveryExitStatusOfTheTable)
+{
+    const auto man = read_file(NR_CTL_MAN_PAGE);
+    const auto section = man.substr(man.find("# EXIT STATUS"));
+    for (const int status :
+         {0, nr::core::kExitCheckFailed, nr::core::kExitUsage, nr::core::kExitRefused, nr::core::kExitUnavailable,
+          nr::core::kExitInternal, nr::core::kExitIoError, nr::core::kExitConfig, nr::core::kExitRuntimeLimit,
+          nr::core::kExitLaunchFailed, nr::core::kExitEndLost}) {
+        EXPECT_NE(section.find("**" + std::to_string(status) + "**"), std::string::npos)
+            << "exit status " << status << " is not in the man page";
+    }
+}
+
+namespace {
+
+// Parses a command line with the program's own table: the status parse()
+// returns, or -1 when it would go on to run the verb.
+int parse_status(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "native-runtimectl");
+    std::vector<char*> argv;
+    for (auto& arg : args) {
+        argv.push_back(arg.data());
+    }
+    nr::ctl::Cli cli;
+    testing::internal::CaptureStderr();
+    testing::internal::CaptureStdout();
+    const auto status = cli.parse(static_cast<int>(argv.size()), argv.data());
+    testing::internal::GetCapturedStdout();
+    testing::internal::GetCapturedStderr();
+    return status.value_or(-1);
+}
+
+} // namespace
+
+TEST(AChatIdThatIsNotUtf8, IsAUsageErrorWhileParsingBeforeAnyBusCall)
+{
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "\xff", "--adapter", "shell", "--", "true"}), 64);
+    EXPECT_EQ(parse_status({"stop", "--owner", "a", "--chat", "\xff"}), 64);
+    EXPECT_EQ(parse_status({"status", "--owner", "a", "--chat", "\xff"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "--owner", "a", "--chat", "\xff", "f"}), 64);
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "shell", "--", "true"}), -1)
+        << "control: the same line with a valid chat id goes on to the verb";
+}
+
+TEST(AMalformedIdOrValue, IsAUsageErrorWhileParsing)
+{
+    EXPECT_EQ(parse_status({"stop", "--owner", "bad=id", "--chat", "c"}), 64);
+    EXPECT_EQ(parse_status({"logs", "--owner", "-x"}), 64);
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "a", "--", "\xfe"}), 64);
+    EXPECT_EQ(
+        parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "a", "--workspace", "/\xfe", "--", "true"}),
+        64);
+    EXPECT_EQ(parse_status({"list", "--json=verbose"}), 64);
+    EXPECT_EQ(parse_status({"list", "--json=pretty"}), -1);
+    EXPECT_EQ(parse_status({"list", "--json"}), -1);
+}
+
+TEST(VersionAndHelp, ExitZero)
+{
+    EXPECT_EQ(parse_status({"--version"}), 0);
+    EXPECT_EQ(parse_status({"--help"}), 0);
+    EXPECT_EQ(parse_status({"stop", "--help"}), 0);
+}
+
+TEST(AFailureThrownByAVerb, BecomesTheTablesStatusInsteadOfTerminate)
+{
+    testing::internal::CaptureStderr();
+    // What SystemdManager::unit_path throws when GetUnit fails (run used to
+    // let it escape to std::terminate).
+    EXPECT_EQ(nr::ctl::guarded([]() -> int {
+                  nr::core::fail(nr::core::ErrorKind::SystemdFailure, "GetUnit x.service: Connection reset");
+              }),
+              69);
+    EXPECT_EQ(nr::ctl::guarded(
+                  []() -> int { throw nr::sys::bus_error("org.metis.NativeRuntime1.Error.AccessDenied", "no"); }),
+              65);
+    EXPECT_EQ(
+        nr::ctl::guarded([]() -> int { throw nr::sys::bus_error("org.freedesktop.DBus.Error.ServiceUnknown", "x"); }),
+        69);
+    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::invalid_argument("--env X: not set"); }), 64);
+    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::system_error(EIO, std::generic_category(), "stdout"); }), 74);
+    EXPECT_EQ(nr::ctl::guarded([]() -> int { throw std::logic_error("bug"); }), 70);
+    EXPECT_EQ(nr::ctl::guarded([] { return 3; }), 3);
+    const auto err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("native-runtimectl: SystemdFailure: GetUnit x.service: Connection reset\n"), std::string::npos)
+        << err;
+    EXPECT_NE(err.find("native-runtimectl: org.metis.NativeRuntime1.Error.AccessDenied: no\n"), std::string::npos)
+        << err;
+}
