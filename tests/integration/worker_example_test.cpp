@@ -11,6 +11,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 using namespace nr::itest;
@@ -87,6 +88,9 @@ std::vector<std::string> start_with_option(const std::string& chat, const std::s
 TEST(TheWorkerExample, RunsARealClientFromAnExampleAdapterProfileAndStreamsItsOutput)
 {
     const auto outcome = run(worker("wex", "version", "example-claude", {kClaude, "--version"}));
+    // What the docs show, from a real run (the log is the evidence).
+    std::cout << "---- TRANSCRIPT worker example ----\n"
+              << outcome.err << outcome.out << "worker exit status: " << outcome.status << '\n';
     EXPECT_EQ(outcome.status, 0) << outcome.err;
     EXPECT_TRUE(contains(outcome.out, "out: ")) << outcome.out;
     EXPECT_TRUE(contains(outcome.out, "Claude Code")) << outcome.out;
