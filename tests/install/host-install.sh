@@ -102,7 +102,7 @@ status=$?
 set -e
 cp "$out.mine" /etc/native-runtime/config.yaml
 rm -f "$out.mine" "$out.example"
-check "the packaged config is refused (exit 1)" test "$status" = 1
+check "the packaged config is refused (exit 78, configuration invalid)" test "$status" = 78
 check "...naming the reason: no settings" grep -q 'no settings (the file is empty or only comments)' "$out"
 
 # What the application keeps in the snapshot dir, and a session still
