@@ -13,11 +13,9 @@
 #include "sys/journal_reader.h"
 
 #include <array>
-#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <iostream>
-#include <system_error>
 
 namespace nr::ctl {
 

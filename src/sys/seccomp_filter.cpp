@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "sys/sealed_memfd.h"
+#include "sys/seccomp_context.h"
 
 #include <fcntl.h>
 #include <seccomp.h>
@@ -18,19 +19,12 @@ namespace {
 using core::ErrorKind;
 using core::fail;
 
-struct ContextDeleter {
-    void operator()(scmp_filter_ctx ctx) const { seccomp_release(ctx); }
-};
-using Context = std::unique_ptr<void, ContextDeleter>;
-
 constexpr int kMaxErrno = 4095;           // what SECCOMP_RET_DATA can carry as an errno
 constexpr unsigned kMaxArgumentIndex = 5; // syscalls take at most six arguments
 
 void check(int rc, const std::string& what)
 {
-    if (rc < 0) {
-        fail(ErrorKind::LaunchFailed, "seccomp: " + what + ": " + std::strerror(-rc));
-    }
+    check_seccomp(rc, "seccomp", what);
 }
 
 // libseccomp answers __NR_SCMP_ERROR for a name it does not know and a
@@ -51,7 +45,7 @@ bool syscall_name_is_known(const std::string& name)
 
 UniqueFd export_seccomp_filter(const core::SeccompPolicy& policy)
 {
-    Context ctx(seccomp_init(SCMP_ACT_ALLOW));
+    SeccompContext ctx(seccomp_init(SCMP_ACT_ALLOW));
     if (!ctx) {
         fail(ErrorKind::LaunchFailed, "seccomp: cannot allocate a filter");
     }

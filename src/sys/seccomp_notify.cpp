@@ -1,6 +1,7 @@
 #include "sys/seccomp_notify.h"
 
 #include "core/error.h"
+#include "sys/seccomp_context.h"
 
 #include <seccomp.h>
 #include <sys/socket.h>
@@ -16,22 +17,16 @@ namespace {
 using core::ErrorKind;
 using core::fail;
 
-struct ContextDeleter {
-    void operator()(scmp_filter_ctx ctx) const { seccomp_release(ctx); }
-};
-
 void check(int rc, const std::string& what)
 {
-    if (rc < 0) {
-        fail(ErrorKind::LaunchFailed, "supervised seccomp filter: " + what + ": " + std::strerror(-rc));
-    }
+    check_seccomp(rc, "supervised seccomp filter", what);
 }
 
 } // namespace
 
 UniqueFd load_notify_filter(const std::vector<core::SyscallRule>& rules)
 {
-    std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
+    SeccompContext ctx(seccomp_init(SCMP_ACT_ALLOW));
     if (!ctx) {
         fail(ErrorKind::LaunchFailed, "supervised seccomp filter: cannot allocate");
     }
