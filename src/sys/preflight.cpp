@@ -46,6 +46,7 @@ std::optional<std::string> run_capture(const std::vector<std::string>& argv)
         return std::nullopt;
     }
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& arg : argv) {
         args.push_back(const_cast<char*>(arg.c_str())); // NOLINT(cppcoreguidelines-pro-type-const-cast)
     }
