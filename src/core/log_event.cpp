@@ -12,7 +12,6 @@ namespace {
 
 struct EventInfo {
     LogEvent event;
-    std::string_view name;
     std::string_view id; // systemd-id128 new, fixed for good
     Priority priority;
 };
@@ -20,22 +19,20 @@ struct EventInfo {
 // Changing an id breaks operators' filters and the installed catalog:
 // add new kinds, never renumber old ones.
 constexpr std::array kEvents{
-    EventInfo{LogEvent::HelperStarted, "helper-started", "5f0d38464e85454cabea87191bdf94ab", Priority::Info},
-    EventInfo{LogEvent::SessionStarted, "session-started", "f67162d8350c4eb5af45a7cba697bbd4", Priority::Info},
-    EventInfo{LogEvent::SessionEnded, "session-ended", "f1dc0c07edd447878916d8f850eb8023", Priority::Info},
-    EventInfo{LogEvent::SessionRefused, "session-refused", "a8a2a6471bf648038cea7d70cd793637", Priority::Warning},
-    EventInfo{LogEvent::SessionStopped, "session-stopped", "f2bf048d2cbe4f4cbe62870a004ce507", Priority::Notice},
-    EventInfo{LogEvent::HardeningNotApplied, "hardening-not-applied", "e49276278d3847c19fdcdd8c5e528644",
-              Priority::Warning},
-    EventInfo{LogEvent::PreflightFailed, "preflight-failed", "bd1693840ce044e6b6e683055abd5bef", Priority::Warning},
-    EventInfo{LogEvent::FileOperationRefused, "file-operation-refused", "afa1e46430fd47f388b24ca800e1eea1",
-              Priority::Warning},
-    EventInfo{LogEvent::FileEdited, "file-edited", "0e167b5a15c848938a75ba046155acfe", Priority::Info},
-    EventInfo{LogEvent::LaunchFailed, "launch-failed", "b11e73c3c20f49f1a6e8e1087bf52d9b", Priority::Error},
-    EventInfo{LogEvent::SyscallsDenied, "syscalls-denied", "234cbe6e50ab4976a731607b50444900", Priority::Notice},
-    EventInfo{LogEvent::HelperTrouble, "helper-trouble", "41c213836c6a43c3a70015674a441382", Priority::Error},
-    EventInfo{LogEvent::DropinsChanged, "dropins-changed", "b981aa6d8d2a4043a6c57b975dd258c0", Priority::Notice},
-    EventInfo{LogEvent::PreflightCanary, "preflight-canary", "77d5f3354b034e12b5973066e257cede", Priority::Info},
+    EventInfo{LogEvent::HelperStarted, "5f0d38464e85454cabea87191bdf94ab", Priority::Info},
+    EventInfo{LogEvent::SessionStarted, "f67162d8350c4eb5af45a7cba697bbd4", Priority::Info},
+    EventInfo{LogEvent::SessionEnded, "f1dc0c07edd447878916d8f850eb8023", Priority::Info},
+    EventInfo{LogEvent::SessionRefused, "a8a2a6471bf648038cea7d70cd793637", Priority::Warning},
+    EventInfo{LogEvent::SessionStopped, "f2bf048d2cbe4f4cbe62870a004ce507", Priority::Notice},
+    EventInfo{LogEvent::HardeningNotApplied, "e49276278d3847c19fdcdd8c5e528644", Priority::Warning},
+    EventInfo{LogEvent::PreflightFailed, "bd1693840ce044e6b6e683055abd5bef", Priority::Warning},
+    EventInfo{LogEvent::FileOperationRefused, "afa1e46430fd47f388b24ca800e1eea1", Priority::Warning},
+    EventInfo{LogEvent::FileEdited, "0e167b5a15c848938a75ba046155acfe", Priority::Info},
+    EventInfo{LogEvent::LaunchFailed, "b11e73c3c20f49f1a6e8e1087bf52d9b", Priority::Error},
+    EventInfo{LogEvent::SyscallsDenied, "234cbe6e50ab4976a731607b50444900", Priority::Notice},
+    EventInfo{LogEvent::HelperTrouble, "41c213836c6a43c3a70015674a441382", Priority::Error},
+    EventInfo{LogEvent::DropinsChanged, "b981aa6d8d2a4043a6c57b975dd258c0", Priority::Notice},
+    EventInfo{LogEvent::PreflightCanary, "77d5f3354b034e12b5973066e257cede", Priority::Info},
 };
 
 const EventInfo& info(LogEvent event)
@@ -93,11 +90,6 @@ const std::vector<LogEvent>& all_log_events()
 std::string_view message_id(LogEvent event)
 {
     return info(event).id;
-}
-
-std::string_view log_event_name(LogEvent event)
-{
-    return info(event).name;
 }
 
 Priority default_priority(LogEvent event)

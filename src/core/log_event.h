@@ -43,9 +43,6 @@ const std::vector<LogEvent>& all_log_events();
 // The fixed 128-bit id (32 lowercase hex digits) of a kind of event.
 std::string_view message_id(LogEvent event);
 
-// A short stable name ("session-ended"): the catalog's and the docs' label.
-std::string_view log_event_name(LogEvent event);
-
 Priority default_priority(LogEvent event);
 
 // What a record is about, as far as it is known: every non-empty part

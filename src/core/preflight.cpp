@@ -102,13 +102,20 @@ std::vector<std::string> bwrap_options_used(const std::vector<std::string>& plan
     return options;
 }
 
-CheckResult judge_bwrap(const std::string& path, bool root_owned_regular_file, const std::string& version,
-                        const std::string& help, const std::vector<std::string>& options)
+CheckResult judge_bwrap(const std::string& path, bool root_owned_regular_file,
+                        const std::optional<std::string>& version, const std::optional<std::string>& help_output,
+                        const std::vector<std::string>& options)
 {
     if (!root_owned_regular_file) {
         return failed(kCheckBwrap, path + " is missing or not a root-owned regular file",
                       "apt-get install bubblewrap (or set `bwrap:` in the config to a root-owned bwrap)");
     }
+    if (!help_output) {
+        return failed(kCheckBwrap, path + " does not run (`" + path + " --help` failed)",
+                      "apt-get install --reinstall bubblewrap (or set `bwrap:` in the config to a working bwrap)");
+    }
+    const std::string& help = *help_output;
+    const auto named = path + " (" + version.value_or("version unknown") + ")";
     std::vector<std::string> missing;
     // Help lines read "    --option ARG   text": an option counts only as
     // a whole word ("--dev" must not be found inside "--dev-bind").
@@ -131,10 +138,10 @@ CheckResult judge_bwrap(const std::string& path, bool root_owned_regular_file, c
         for (const auto& option : missing) {
             list += (list.empty() ? "" : " ") + option;
         }
-        return failed(kCheckBwrap, path + " (" + version + ") lacks " + list,
+        return failed(kCheckBwrap, named + " lacks " + list,
                       "install bubblewrap 0.8.0 or later (Debian 12 ships 0.8.0)");
     }
-    return pass(kCheckBwrap, path + " (" + version + ") supports every option used");
+    return pass(kCheckBwrap, named + " supports every option used");
 }
 
 CheckResult judge_protected_hardlinks(const std::optional<std::string>& value)

@@ -43,9 +43,11 @@ struct UsernsFacts {
 };
 CheckResult judge_userns(const UsernsFacts& facts);
 
-// `help` is `bwrap --help`; `options` the ones native-runtime passes.
-CheckResult judge_bwrap(const std::string& path, bool root_owned_regular_file, const std::string& version,
-                        const std::string& help, const std::vector<std::string>& options);
+// `version` and `help` are what `bwrap --version` and `bwrap --help` print,
+// nullopt when that did not run or exit 0; `options` the ones native-runtime passes.
+CheckResult judge_bwrap(const std::string& path, bool root_owned_regular_file,
+                        const std::optional<std::string>& version, const std::optional<std::string>& help,
+                        const std::vector<std::string>& options);
 
 // bwrap options (tokens starting with "--") of a planned argv, plus the
 // ones the launcher adds itself.

@@ -1,5 +1,5 @@
 #pragma once
-// The operator verbs of native-runtimectl (issue 6): drop-in installer,
+// The operator verbs of native-runtimectl: drop-in installer,
 // inspection and preflight. One function per verb; cli.cpp only parses.
 // Each may throw: Cli::dispatch() maps what it throws to the exit status.
 

@@ -1,7 +1,7 @@
 #pragma once
 // The sessions this helper instance reports on. systemd stays the source of
 // truth: a restarted helper rebuilds this table from the running units
-// (adopt) instead of from any state of its own.
+// (ManagerService::adopt_running_sessions) instead of from any state of its own.
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -27,7 +27,7 @@ public:
     explicit SessionRegistry(sdbus::IConnection& connection) : connection_(connection) {}
 
     // Watches the unit's ActiveState; once it is inactive or failed the unit
-    // is queued for `take_finished`.
+    // is queued for `take_candidates`.
     void track(const std::string& unit, const sdbus::ObjectPath& path, const std::string& owner,
                const std::string& chat, const std::string& job);
     void forget(const std::string& unit);

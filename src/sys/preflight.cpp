@@ -38,14 +38,15 @@ std::optional<std::string> read_optional(const std::string& path)
     }
 }
 
-// argv's stdout+stderr and exit status; -1 when it could not run.
-std::pair<int, std::string> run_capture(const std::vector<std::string>& argv)
+// argv's stdout+stderr when it ran and exited 0; nullopt otherwise.
+std::optional<std::string> run_capture(const std::vector<std::string>& argv)
 {
     std::array<int, 2> pipe_fds{};
     if (::pipe2(pipe_fds.data(), O_CLOEXEC) != 0) {
-        return {-1, ""};
+        return std::nullopt;
     }
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& arg : argv) {
         args.push_back(const_cast<char*>(arg.c_str())); // NOLINT(cppcoreguidelines-pro-type-const-cast)
     }
@@ -72,10 +73,10 @@ std::pair<int, std::string> run_capture(const std::vector<std::string>& argv)
         text.append(buf.data(), static_cast<std::size_t>(got));
     }
     int status = 0;
-    if (pid < 0 || ::waitpid(pid, &status, 0) != pid) {
-        return {-1, text};
+    if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        return std::nullopt;
     }
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+    return text;
 }
 
 // Writes `text` to `path`; the child's errno on failure, 0 otherwise.
@@ -196,8 +197,8 @@ core::CheckResult check_bwrap(const core::Config& config)
 {
     struct stat st {};
     const bool ok = ::stat(config.bwrap_path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0;
-    const auto [version_status, version] = ok ? run_capture({config.bwrap_path, "--version"}) : std::pair{-1, ""};
-    const auto [help_status, help] = ok ? run_capture({config.bwrap_path, "--help"}) : std::pair{-1, ""};
+    auto version = ok ? run_capture({config.bwrap_path, "--version"}) : std::nullopt;
+    const auto help = ok ? run_capture({config.bwrap_path, "--help"}) : std::nullopt;
     core::SandboxLayout layout;
     layout.read_only = config.read_only_paths;
     layout.read_write = {"/"}; // placeholders: only the option names count
@@ -209,13 +210,10 @@ core::CheckResult check_bwrap(const core::Config& config)
     for (const auto& option : core::bwrap_options_used(core::bwrap_argv(config.bwrap_path, layout, {"/bin/true"}))) {
         add_unique(options, option);
     }
-    auto trimmed = version;
-    while (!trimmed.empty() && trimmed.back() == '\n') {
-        trimmed.pop_back();
+    while (version && !version->empty() && version->back() == '\n') {
+        version->pop_back();
     }
-    (void)version_status;
-    (void)help_status;
-    return core::judge_bwrap(config.bwrap_path, ok, trimmed, help, options);
+    return core::judge_bwrap(config.bwrap_path, ok, version, help, options);
 }
 
 core::CheckResult check_protected_hardlinks()

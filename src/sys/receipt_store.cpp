@@ -159,7 +159,7 @@ void SnapshotDir::store_snapshot(std::string_view id, std::string_view before)
 
 std::string SnapshotDir::store_receipt(const core::EditReceipt& receipt, std::string_view key)
 {
-    const auto text = sign_receipt(receipt, key);
+    auto text = sign_receipt(receipt, key); // not const: returned by move
     replace_file_beneath(dir_.get(), {core::receipt_file_name(receipt.id)}, text, kReceiptFileMode);
     return text;
 }

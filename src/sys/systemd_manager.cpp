@@ -203,7 +203,7 @@ std::vector<ListedUnit> SystemdManager::list_units(const std::vector<std::string
     std::vector<ListedUnit> out;
     out.reserve(rows.size());
     for (const auto& row : rows) {
-        out.push_back({row.get<0>(), row.get<1>(), row.get<3>(), row.get<4>(), row.get<6>()});
+        out.push_back({row.get<0>(), row.get<3>(), row.get<6>()});
     }
     return out;
 }

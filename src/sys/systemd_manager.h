@@ -36,9 +36,7 @@ struct UnitEnd {
 
 struct ListedUnit {
     std::string name;
-    std::string description;
     std::string active_state;
-    std::string sub_state;
     sdbus::ObjectPath path;
 };
 

@@ -1,4 +1,4 @@
-// Hardening of the mount plan and of the launch hand-over (issue 13):
+// Hardening of the mount plan and of the launch hand-over:
 // the sandbox's own root is read-only, a requested workspace is bound from
 // the directory the helper checked, and a claim token read from a unit's
 // ExecStart= is worthless to anyone but that unit's launcher.

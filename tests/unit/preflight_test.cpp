@@ -67,6 +67,16 @@ TEST(Bwrap, NeedsEveryOptionTheSandboxUses)
     EXPECT_FALSE(judge_bwrap("/usr/bin/bwrap", false, "", help, {}).passed);
 }
 
+TEST(ABwrapWhoseHelpDoesNotRun, FailsAndSaysSo)
+{
+    const auto broken = judge_bwrap("/usr/bin/bwrap", true, std::nullopt, std::nullopt, {"--proc"});
+    EXPECT_FALSE(broken.passed);
+    EXPECT_NE(broken.detail.find("does not run"), std::string::npos) << broken.detail;
+    const auto unversioned = judge_bwrap("/usr/bin/bwrap", true, std::nullopt, "  --proc DEST\n", {"--proc"});
+    EXPECT_TRUE(unversioned.passed) << "the version only names bwrap in the result";
+    EXPECT_NE(unversioned.detail.find("version unknown"), std::string::npos) << unversioned.detail;
+}
+
 TEST(BwrapOptionsUsed, AreTakenFromThePlannedArgvBeforeTheAgent)
 {
     const auto used = bwrap_options_used({"/usr/bin/bwrap", "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--",
