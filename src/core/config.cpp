@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
-#include <optional>
 
 // One function per section of the file; the reader (core/config_reader.h)
 // does the strict YAML part, and the checks at the end look across sections.
@@ -97,20 +96,14 @@ void read_sandbox(const ConfigReader& r, const Node& node, const Key& key, Confi
 // adapter the global limits).
 void read_limits(const ConfigReader& r, const Node& node, const Key& key, SessionLimits& limits)
 {
-    constexpr std::uint64_t kMaxCpuPercent = 100000;
-    r.for_each_key(
-        node, key,
-        {
-            {"memory_max", r.assign(limits.memory_max_bytes, &ConfigReader::byte_size)},
-            {"tasks_max", [&](const Node& n, const Key& k) { limits.tasks_max = r.unsigned_number(n, k, kMaxTasks); }},
-            {"cpu_quota_percent",
-             [&](const Node& n, const Key& k) {
-                 limits.cpu_quota_percent = static_cast<std::uint32_t>(r.unsigned_number(n, k, kMaxCpuPercent));
-             }},
-            {"runtime_max_sec",
-             [&](const Node& n, const Key& k) { limits.runtime_max_sec = r.unsigned_number(n, k, kMaxSeconds); }},
-            {"tmp_size", r.assign(limits.tmp_size_bytes, &ConfigReader::byte_size)},
-        });
+    r.for_each_key(node, key,
+                   {
+                       {"memory_max", r.assign(limits.memory_max_bytes, &ConfigReader::byte_size)},
+                       {"tasks_max", r.assign(limits.tasks_max, kMaxTasks)},
+                       {"cpu_quota_percent", r.assign(limits.cpu_quota_percent, 100000)},
+                       {"runtime_max_sec", r.assign(limits.runtime_max_sec, kMaxSeconds)},
+                       {"tmp_size", r.assign(limits.tmp_size_bytes, &ConfigReader::byte_size)},
+                   });
     if (limits.memory_max_bytes == 0 || limits.tasks_max == 0 || limits.cpu_quota_percent == 0 ||
         limits.runtime_max_sec == 0 || limits.tmp_size_bytes == 0) {
         r.error_at(node, key, "limits must be greater than zero");
@@ -120,12 +113,11 @@ void read_limits(const ConfigReader& r, const Node& node, const Key& key, Sessio
 OwnerLimits read_owner_limits(const ConfigReader& r, const Node& node, const Key& key)
 {
     OwnerLimits limits;
-    r.for_each_key(
-        node, key,
-        {
-            {"memory_max", [&](const Node& n, const Key& k) { limits.memory_max_bytes = r.byte_size(n, k); }},
-            {"tasks_max", [&](const Node& n, const Key& k) { limits.tasks_max = r.unsigned_number(n, k, kMaxTasks); }},
-        });
+    r.for_each_key(node, key,
+                   {
+                       {"memory_max", r.assign(limits.memory_max_bytes, &ConfigReader::byte_size)},
+                       {"tasks_max", r.assign(limits.tasks_max, kMaxTasks)},
+                   });
     if (limits.memory_max_bytes == 0U || limits.tasks_max == 0U) {
         r.error_at(node, key, "limits must be greater than zero");
     }
@@ -164,8 +156,8 @@ HostAuth read_host_auth(const ConfigReader& r, const Node& node, const Key& key)
         {
             {"admission",
              [&](const Node& n, const Key& k) {
-                 host_auth.admission = r.choice(n, k, {"serial", "client-managed"}) == 0 ? AdmissionMode::Serial
-                                                                                         : AdmissionMode::ClientManaged;
+                 host_auth.admission = r.second_choice(n, k, "serial", "client-managed") ? AdmissionMode::ClientManaged
+                                                                                         : AdmissionMode::Serial;
              }},
             {"group",
              [&](const Node& n, const Key& k) {
@@ -180,50 +172,42 @@ HostAuth read_host_auth(const ConfigReader& r, const Node& node, const Key& key)
     return host_auth;
 }
 
-// An adapter's `limits` start from the global ones, which may come later in
-// the file, so its node is handed back to be read once everything else is.
-AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& key, const std::string& name,
-                            std::optional<Node>& limits_node)
+AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& key, const std::string& name)
 {
     AdapterProfile profile;
     profile.name = name;
-    bool has_executable = false;
-    r.for_each_key(
-        node, key,
-        {
-            {"executable",
-             [&](const Node& n, const Key& k) {
-                 profile.executable = r.absolute_path(n, k);
-                 has_executable = true;
-             }},
-            {"read_only_paths", r.assign(profile.read_only_paths, &ConfigReader::path_list)},
-            {"credential_env",
-             [&](const Node& n, const Key& k) {
-                 profile.credential_env = r.string_list(n, k);
-                 for (std::size_t i = 0; i < profile.credential_env.size(); ++i) {
-                     refuse_forbidden_credential_name(r, n[i], k, profile.credential_env[i]);
-                 }
-             }},
-            {"session_dirs",
-             [&](const Node& n, const Key& k) {
-                 profile.session_dirs = r.string_list(n, k);
-                 for (std::size_t i = 0; i < profile.session_dirs.size(); ++i) {
-                     validate_session_dir_template(r, n[i], k, profile.session_dirs[i]);
-                 }
-             }},
-            {"network",
-             [&](const Node& n, const Key& k) {
-                 profile.network = r.choice(n, k, {"host", "offline"}) == 0 ? NetworkMode::Host : NetworkMode::Offline;
-             }},
-            {"limits", [&](const Node& n, const Key& /*k*/) { limits_node = n; }},
-            {"nested_userns", r.assign(profile.nested_userns, &ConfigReader::boolean)},
-            {"on_worker_disconnect",
-             [&](const Node& n, const Key& k) {
-                 profile.keep_on_worker_disconnect = r.choice(n, k, {"stop", "keep"}) == 1;
-             }},
-            {"host_auth", [&](const Node& n, const Key& k) { profile.host_auth = read_host_auth(r, n, k); }},
-        });
-    if (!has_executable) {
+    r.for_each_key(node, key,
+                   {
+                       {"executable", r.assign(profile.executable, &ConfigReader::absolute_path)},
+                       {"read_only_paths", r.assign(profile.read_only_paths, &ConfigReader::path_list)},
+                       {"credential_env",
+                        [&](const Node& n, const Key& k) {
+                            profile.credential_env = r.string_list(n, k);
+                            for (std::size_t i = 0; i < profile.credential_env.size(); ++i) {
+                                refuse_forbidden_credential_name(r, n[i], k, profile.credential_env[i]);
+                            }
+                        }},
+                       {"session_dirs",
+                        [&](const Node& n, const Key& k) {
+                            profile.session_dirs = r.string_list(n, k);
+                            for (std::size_t i = 0; i < profile.session_dirs.size(); ++i) {
+                                validate_session_dir_template(r, n[i], k, profile.session_dirs[i]);
+                            }
+                        }},
+                       {"network",
+                        [&](const Node& n, const Key& k) {
+                            profile.network =
+                                r.second_choice(n, k, "host", "offline") ? NetworkMode::Offline : NetworkMode::Host;
+                        }},
+                       {"limits", [](const Node&, const Key&) {}}, // read in parse_config, over the global limits
+                       {"nested_userns", r.assign(profile.nested_userns, &ConfigReader::boolean)},
+                       {"on_worker_disconnect",
+                        [&](const Node& n, const Key& k) {
+                            profile.keep_on_worker_disconnect = r.second_choice(n, k, "stop", "keep");
+                        }},
+                       {"host_auth", [&](const Node& n, const Key& k) { profile.host_auth = read_host_auth(r, n, k); }},
+                   });
+    if (profile.executable.empty()) { // a path read is never empty
         r.error_at(node, key + ".executable", "missing required key");
     }
     return profile;
@@ -231,8 +215,7 @@ AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& 
 
 // The keys of `adapters` are names the operator chooses, so this mapping
 // has no fixed schema: each name must be an adapter id, used once.
-void read_adapters(const ConfigReader& r, const Node& node, const Key& key, Config& config,
-                   std::map<std::string, Node>& adapter_limits)
+void read_adapters(const ConfigReader& r, const Node& node, const Key& key, Config& config)
 {
     if (!node.IsMap()) {
         r.error_at(node, key, "expected a mapping of adapter names to profiles");
@@ -251,11 +234,7 @@ void read_adapters(const ConfigReader& r, const Node& node, const Key& key, Conf
         if (entry.second.IsNull()) {
             r.error_at(entry.first, full, "expected a value");
         }
-        std::optional<Node> limits_node;
-        config.adapters[name] = read_adapter(r, entry.second, full, name, limits_node);
-        if (limits_node) {
-            adapter_limits[name] = *limits_node;
-        }
+        config.adapters[name] = read_adapter(r, entry.second, full, name);
     }
 }
 
@@ -427,66 +406,52 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
     const Node root = r.load(yaml_text);
     Config config;
     config.source = std::string(source);
-    bool has_data_dir = false;
-    bool has_callers = false;
-    bool has_sandbox = false;
-    bool has_adapters = false;
-    std::map<std::string, Node> adapter_limits;
+    bool has_callers = false; // `callers: {}` is a valid, empty section
     r.for_each_key(
         root, "",
         {
-            {"data_dir",
-             [&](const Node& n, const Key& k) {
-                 config.data_dir = r.absolute_path(n, k);
-                 has_data_dir = true;
-             }},
+            {"data_dir", r.assign(config.data_dir, &ConfigReader::absolute_path)},
             {"bwrap", r.assign(config.bwrap_path, &ConfigReader::absolute_path)},
             {"snapshot_dir", r.assign(config.snapshot_dir, &ConfigReader::absolute_path)},
             {"app_units", [&](const Node& n, const Key& k) { config.app_units = read_app_units(r, n, k); }},
-            {"idle_timeout_sec",
-             [&](const Node& n, const Key& k) {
-                 config.idle_timeout_sec = static_cast<std::uint32_t>(r.unsigned_number(n, k, 86400));
-             }},
+            {"idle_timeout_sec", r.assign(config.idle_timeout_sec, 86400)},
             {"path", r.assign(config.default_path, &ConfigReader::scalar)},
             {"callers",
              [&](const Node& n, const Key& k) {
                  has_callers = true;
                  config.callers = read_callers(r, n, k);
              }},
-            {"sandbox",
-             [&](const Node& n, const Key& k) {
-                 has_sandbox = true;
-                 read_sandbox(r, n, k, config);
-             }},
+            {"sandbox", [&](const Node& n, const Key& k) { read_sandbox(r, n, k, config); }},
             {"limits", [&](const Node& n, const Key& k) { read_limits(r, n, k, config.limits); }},
             {"owner_limits", [&](const Node& n, const Key& k) { config.owner_limits = read_owner_limits(r, n, k); }},
             {"files", [&](const Node& n, const Key& k) { config.files = read_files(r, n, k); }},
-            {"adapters",
-             [&](const Node& n, const Key& k) {
-                 has_adapters = true;
-                 read_adapters(r, n, k, config, adapter_limits);
-             }},
+            {"adapters", [&](const Node& n, const Key& k) { read_adapters(r, n, k, config); }},
         });
-    if (!has_data_dir) {
+    // A path read is never empty, so an empty one was not in the file.
+    if (config.data_dir.empty()) {
         r.error_at(root, "data_dir", "missing required key");
     }
     if (!has_callers) {
         r.error_at(root, "callers", "missing required key");
     }
-    if (!has_sandbox || config.read_only_paths.empty()) {
+    if (config.read_only_paths.empty()) {
         r.error_at(root, "sandbox.read_only_paths", "missing required key");
     }
-    if (!has_adapters || config.adapters.empty()) {
+    if (config.adapters.empty()) {
         r.error_at(root, "adapters", "at least one adapter profile is required");
     }
     if (config.data_dir == "/") {
         r.error_at(root["data_dir"], "data_dir", "must not be /");
     }
     check_forbidden_env(r, root, config);
-    for (const auto& [name, node] : adapter_limits) {
-        SessionLimits limits = config.limits;
-        read_limits(r, node, "adapters." + name + ".limits", limits);
-        config.adapters.at(name).limits = limits;
+    // An adapter's limits apply over the global ones, which may come later
+    // in the file, so they are read once everything else is.
+    for (auto& [name, profile] : config.adapters) {
+        if (const auto node = root["adapters"][name]["limits"]) {
+            SessionLimits limits = config.limits;
+            read_limits(r, node, "adapters." + name + ".limits", limits);
+            profile.limits = limits;
+        }
     }
     // The snapshot dir is absent from every session: no grant, workspace or
     // session directory may overlap it.

@@ -35,17 +35,6 @@ public:
     YAML::Mark last_start = YAML::Mark::null_mark();
 };
 
-std::optional<YAML::Mark> second_document_start(std::string_view yaml_text)
-{
-    std::istringstream in{std::string(yaml_text)};
-    YAML::Parser parser(in);
-    DocumentCounter counter;
-    if (!parser.HandleNextDocument(counter) || !parser.HandleNextDocument(counter)) {
-        return std::nullopt;
-    }
-    return counter.last_start;
-}
-
 } // namespace
 
 YAML::Node ConfigReader::load(std::string_view yaml_text) const
@@ -54,30 +43,37 @@ YAML::Node ConfigReader::load(std::string_view yaml_text) const
     std::optional<YAML::Mark> second_document;
     try {
         root = YAML::Load(std::string(yaml_text));
-        second_document = second_document_start(yaml_text);
+        std::istringstream in{std::string(yaml_text)};
+        YAML::Parser parser(in);
+        DocumentCounter counter;
+        if (parser.HandleNextDocument(counter) && parser.HandleNextDocument(counter)) {
+            second_document = counter.last_start;
+        }
     } catch (const YAML::Exception& e) {
-        fail(ErrorKind::ConfigInvalid, source_ + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+        fail_at_line(e.mark.line + 1, "not valid YAML: " + e.msg);
     }
     // YAML::Load reads only the first document; a second one would otherwise
     // be dropped without a word.
     if (second_document) {
-        fail(ErrorKind::ConfigInvalid,
-             source_ + ":" + std::to_string(second_document->line + 1) + ": <top>: expected a single YAML document");
+        fail_at_line(second_document->line + 1, "<top>: expected a single YAML document");
     }
     // The package ships config.yaml as a fully commented example: a file with
     // no settings at all is refused by name, so the operator knows what to do.
     if (!root.IsDefined() || root.IsNull()) {
-        fail(ErrorKind::ConfigInvalid,
-             source_ + ":1: <top>: no settings (the file is empty or only comments): "
-                       "complete it, starting from the commented example, as configuration.md describes");
+        fail_at_line(1, "<top>: no settings (the file is empty or only comments): complete it, starting from the "
+                        "commented example, as configuration.md describes");
     }
     return root;
 }
 
 void ConfigReader::error_at(const YAML::Node& node, const std::string& key, const std::string& problem) const
 {
-    const auto line = node.Mark().line >= 0 ? node.Mark().line + 1 : 0;
-    fail(ErrorKind::ConfigInvalid, source_ + ":" + std::to_string(line) + ": " + key + ": " + problem);
+    fail_at_line(node.Mark().line >= 0 ? node.Mark().line + 1 : 0, key + ": " + problem);
+}
+
+void ConfigReader::fail_at_line(long line, const std::string& what) const
+{
+    fail(ErrorKind::ConfigInvalid, source_ + ":" + std::to_string(line) + ": " + what);
 }
 
 void ConfigReader::for_each_key(const YAML::Node& map, const std::string& where,
@@ -135,43 +131,42 @@ std::string ConfigReader::absolute_path(const YAML::Node& node, const std::strin
     return value;
 }
 
-std::vector<YAML::Node> ConfigReader::sequence(const YAML::Node& node, const std::string& key) const
+template <typename Item>
+std::vector<Item> ConfigReader::list(const YAML::Node& node, const std::string& key,
+                                     Item (ConfigReader::*item)(const YAML::Node&, const std::string&) const) const
 {
     if (!node.IsSequence()) {
         error_at(node, key, "expected a list");
     }
-    return {node.begin(), node.end()};
+    std::vector<Item> out;
+    for (const auto& each : node) {
+        out.push_back((this->*item)(each, key));
+    }
+    return out;
 }
 
 std::vector<std::string> ConfigReader::string_list(const YAML::Node& node, const std::string& key) const
 {
-    std::vector<std::string> out;
-    for (const auto& item : sequence(node, key)) {
-        out.push_back(scalar(item, key));
-    }
-    return out;
+    return list(node, key, &ConfigReader::scalar);
 }
 
 std::vector<std::string> ConfigReader::path_list(const YAML::Node& node, const std::string& key) const
 {
-    std::vector<std::string> out;
-    for (const auto& item : sequence(node, key)) {
-        out.push_back(absolute_path(item, key));
-    }
-    return out;
+    return list(node, key, &ConfigReader::absolute_path);
 }
 
 std::vector<IpPrefix> ConfigReader::address_list(const YAML::Node& node, const std::string& key) const
 {
-    std::vector<IpPrefix> out;
-    for (const auto& item : sequence(node, key)) {
-        try {
-            out.push_back(parse_ip_prefix(scalar(item, key)));
-        } catch (const std::invalid_argument& e) {
-            error_at(item, key, e.what());
-        }
+    return list(node, key, &ConfigReader::address);
+}
+
+IpPrefix ConfigReader::address(const YAML::Node& node, const std::string& key) const
+{
+    try {
+        return parse_ip_prefix(scalar(node, key));
+    } catch (const std::invalid_argument& e) {
+        error_at(node, key, e.what());
     }
-    return out;
 }
 
 std::uint64_t ConfigReader::unsigned_number(const YAML::Node& node, const std::string& key, std::uint64_t max) const
@@ -195,25 +190,14 @@ std::uint64_t ConfigReader::byte_size(const YAML::Node& node, const std::string&
     }
 }
 
-bool ConfigReader::boolean(const YAML::Node& node, const std::string& key) const
-{
-    return choice(node, key, {"true", "false"}) == 0;
-}
-
-std::size_t ConfigReader::choice(const YAML::Node& node, const std::string& key,
-                                 std::initializer_list<std::string_view> choices) const
+bool ConfigReader::second_choice(const YAML::Node& node, const std::string& key, std::string_view first,
+                                 std::string_view second) const
 {
     const auto text = scalar(node, key);
-    std::string expected = "expected ";
-    std::size_t index = 0;
-    for (const auto option : choices) {
-        if (text == option) {
-            return index;
-        }
-        expected += std::string(index == 0 ? "" : index + 1 == choices.size() ? " or " : ", ") + std::string(option);
-        ++index;
+    if (text != first && text != second) {
+        error_at(node, key, "expected " + std::string(first) + " or " + std::string(second));
     }
-    error_at(node, key, expected);
+    return text == second;
 }
 
 } // namespace nr::core

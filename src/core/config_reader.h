@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -48,21 +47,39 @@ public:
     [[nodiscard]] std::uint64_t unsigned_number(const YAML::Node& node, const std::string& key,
                                                 std::uint64_t max) const;
     [[nodiscard]] std::uint64_t byte_size(const YAML::Node& node, const std::string& key) const;
-    [[nodiscard]] bool boolean(const YAML::Node& node, const std::string& key) const;
-    // The index of the scalar among `choices`; refused as "expected a or b".
-    [[nodiscard]] std::size_t choice(const YAML::Node& node, const std::string& key,
-                                     std::initializer_list<std::string_view> choices) const;
+    [[nodiscard]] bool boolean(const YAML::Node& node, const std::string& key) const
+    {
+        return !second_choice(node, key, "true", "false");
+    }
+    // Whether the scalar is `second` rather than `first`, the only two it
+    // may be; refused as "expected <first> or <second>".
+    [[nodiscard]] bool second_choice(const YAML::Node& node, const std::string& key, std::string_view first,
+                                     std::string_view second) const;
 
     // A handler that stores what `read` returns in `field`.
-    template <typename T>
-    [[nodiscard]] Handler assign(T& field, T (ConfigReader::*read)(const YAML::Node&, const std::string&) const) const
+    template <typename Field, typename Value>
+    [[nodiscard]] Handler assign(Field& field,
+                                 Value (ConfigReader::*read)(const YAML::Node&, const std::string&) const) const
     {
         return
             [this, &field, read](const YAML::Node& node, const std::string& key) { field = (this->*read)(node, key); };
     }
 
+    // A handler that stores an unsigned integer up to `max` in `field`.
+    template <typename Field> [[nodiscard]] Handler assign(Field& field, std::uint64_t max) const
+    {
+        return [this, &field, max](const YAML::Node& node, const std::string& key) {
+            field = static_cast<Field>(unsigned_number(node, key, max));
+        };
+    }
+
 private:
-    std::vector<YAML::Node> sequence(const YAML::Node& node, const std::string& key) const;
+    [[noreturn]] void fail_at_line(long line, const std::string& what) const;
+    // Each item of a sequence, read by `item` under the sequence's key.
+    template <typename Item>
+    std::vector<Item> list(const YAML::Node& node, const std::string& key,
+                           Item (ConfigReader::*item)(const YAML::Node&, const std::string&) const) const;
+    [[nodiscard]] IpPrefix address(const YAML::Node& node, const std::string& key) const;
 
     std::string source_;
 };

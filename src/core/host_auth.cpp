@@ -5,11 +5,7 @@
 
 namespace nr::core {
 
-namespace {
-
 constexpr std::string_view kQueueRoot = "native-runtime/.host-auth";
-
-} // namespace
 
 std::string admission_root(const std::string& data_dir)
 {
