@@ -12,12 +12,7 @@
 // that share one login share a queue only when the operator says so.
 
 #include <string>
-#include <string_view>
 #include <vector>
-
-namespace YAML {
-class Node;
-}
 
 namespace nr::core {
 
@@ -35,11 +30,6 @@ struct AdmissionSpec {
     std::string queue_dir;
     [[nodiscard]] bool serial() const { return !queue_dir.empty(); }
 };
-
-// Parses an adapter's `host_auth` mapping (keys `admission`, `group`),
-// refusing unknown keys and values. Throws Error(ConfigInvalid) as
-// "<source>:<line>: <key>: <problem>", like the rest of the config parser.
-HostAuth parse_host_auth(const YAML::Node& node, const std::string& key, std::string_view source);
 
 // <data_dir>/native-runtime/.host-auth: the root of every queue. Owner ids
 // start with a letter or digit, so no owner tree can be named like it.

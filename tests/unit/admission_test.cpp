@@ -1,11 +1,13 @@
 // Host-auth admission: the config choice, the queue each adapter uses, and
-// the decisions of the ticket queue (src/core/host_auth.*, admission_queue.*).
+// the decisions of the ticket queue (src/core/config.cpp read_host_auth,
+// src/core/host_auth.*, admission_queue.*).
 
 #include "core/admission_queue.h"
 #include "core/config.h"
 #include "core/host_auth.h"
 #include "core/session_plan.h"
 
+#include "config_fixtures.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>
@@ -22,19 +24,10 @@ using ::testing::StartsWith;
 
 namespace {
 
-// Seven lines; text appended with four spaces lands in adapters.codex.
-const std::string kBase = "data_dir: /var/lib/nr\n"                 // 1
-                          "callers: {}\n"                           // 2
-                          "sandbox:\n"                              // 3
-                          "  read_only_paths: [/usr]\n"             // 4
-                          "adapters:\n"                             // 5
-                          "  codex:\n"                              // 6
-                          "    executable: /opt/codex/bin/codex\n"; // 7
+using nr::test::parse;
 
-Config parse(const std::string& yaml)
-{
-    return parse_config(yaml, "cfg.yaml");
-}
+// Seven lines; text appended with four spaces lands in adapters.codex.
+const std::string kBase = nr::test::minimal_config("codex", "/opt/codex/bin/codex");
 
 SessionPlan plan_for(const Config& config, const std::string& adapter = "codex")
 {
@@ -87,6 +80,13 @@ TEST(AnUnknownAdmissionMode, IsRefusedAtItsLine)
 TEST(AnUnknownHostAuthKey, IsRefused)
 {
     NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid, parse(kBase + "    host_auth:\n      lock_dir: /tmp/x\n"));
+    EXPECT_THAT(e->what(), StartsWith("cfg.yaml:9: adapters.codex.host_auth.lock_dir: unknown key"));
+}
+
+// The same reader as every other section: the key is judged before its value.
+TEST(AnUnknownHostAuthKeyWithAListValue, IsRefusedAsUnknownNotAsAWrongType)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::ConfigInvalid, parse(kBase + "    host_auth:\n      lock_dir: [/tmp/x]\n"));
     EXPECT_THAT(e->what(), StartsWith("cfg.yaml:9: adapters.codex.host_auth.lock_dir: unknown key"));
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/config.h"
 
+#include "config_fixtures.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>
@@ -15,18 +16,9 @@ using ::testing::HasSubstr;
 
 namespace {
 
-const std::string kMinimal = "data_dir: /var/lib/nr\n"
-                             "callers: {}\n"
-                             "sandbox:\n"
-                             "  read_only_paths: [/usr]\n"
-                             "adapters:\n"
-                             "  claude:\n"
-                             "    executable: /usr/bin/claude\n";
+using nr::test::parse;
 
-Config parse(const std::string& yaml)
-{
-    return parse_config(yaml, "cfg.yaml");
-}
+const std::string kMinimal = nr::test::minimal_config();
 
 } // namespace
 

@@ -3,6 +3,7 @@
 
 #include "core/config.h"
 
+#include "config_fixtures.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -11,13 +12,7 @@ using namespace nr::core;
 
 namespace {
 
-const std::string kMinimal = "data_dir: /var/lib/nr\n"
-                             "callers: {}\n"
-                             "sandbox:\n"
-                             "  read_only_paths: [/usr]\n"
-                             "adapters:\n"
-                             "  claude:\n"
-                             "    executable: /usr/bin/claude\n";
+const std::string kMinimal = nr::test::minimal_config();
 
 } // namespace
 

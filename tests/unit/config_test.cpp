@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include "config_fixtures.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>
@@ -16,23 +17,11 @@ using ::testing::StartsWith;
 
 namespace {
 
-constexpr std::string_view kSource = "cfg.yaml";
+using nr::test::kConfigSource;
+using nr::test::parse;
 
-// Seven lines; the last one is inside adapters.claude, so text appended with
-// four spaces of indentation lands in the claude profile at line 8, and text
-// appended without indentation lands at the top level at line 8.
-const std::string kMinimal = "data_dir: /var/lib/nr\n"            // 1
-                             "callers: {}\n"                      // 2
-                             "sandbox:\n"                         // 3
-                             "  read_only_paths: [/usr]\n"        // 4
-                             "adapters:\n"                        // 5
-                             "  claude:\n"                        // 6
-                             "    executable: /usr/bin/claude\n"; // 7
-
-Config parse(const std::string& yaml)
-{
-    return parse_config(yaml, kSource);
-}
+// Seven lines, the last inside adapters.claude (see config_fixtures.h).
+const std::string kMinimal = nr::test::minimal_config();
 
 // Checks kind ConfigInvalid and the "<file>:<line>: <key>: <problem>" shape.
 void expect_config_error(const std::string& yaml, int line, const std::string& key, const std::string& problem)
@@ -40,7 +29,7 @@ void expect_config_error(const std::string& yaml, int line, const std::string& k
     const auto e = nr::test::error_from([&] { (void)parse(yaml); });
     ASSERT_TRUE(e.has_value()) << "accepted:\n" << yaml;
     EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid) << e->what();
-    EXPECT_THAT(e->what(), StartsWith(std::string(kSource) + ":" + std::to_string(line) + ": " + key + ": "));
+    EXPECT_THAT(e->what(), StartsWith(std::string(kConfigSource) + ":" + std::to_string(line) + ": " + key + ": "));
     EXPECT_THAT(e->what(), HasSubstr(problem));
 }
 

@@ -1,5 +1,6 @@
 #include "core/env_policy.h"
 
+#include "config_fixtures.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>
@@ -22,18 +23,9 @@ constexpr const char* kHome = "/var/lib/nr/native-runtime/alice/home";
 
 Config config()
 {
-    Config c;
-    c.data_dir = "/var/lib/nr";
-    c.default_path = "/usr/bin:/bin";
-    AdapterProfile claude;
-    claude.name = "claude";
-    claude.executable = "/usr/bin/claude";
-    claude.credential_env = {"ANTHROPIC_API_KEY", "LD_PRELOAD", "HOME"};
-    AdapterProfile codex;
-    codex.name = "codex";
-    codex.executable = "/usr/bin/codex";
-    codex.credential_env = {"OPENAI_API_KEY"};
-    c.adapters = {{"claude", claude}, {"codex", codex}};
+    auto c = nr::test::two_adapter_config();
+    c.adapters.at("claude").credential_env = {"ANTHROPIC_API_KEY", "LD_PRELOAD", "HOME"};
+    c.adapters.at("codex").credential_env = {"OPENAI_API_KEY"};
     return c;
 }
 

@@ -1,5 +1,6 @@
 #include "core/session_plan.h"
 
+#include "config_fixtures.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>
@@ -27,11 +28,8 @@ constexpr const char* kSecret = "sk-ant-SECRET-must-never-reach-systemd";
 
 Config config()
 {
-    Config c;
-    c.source = "cfg.yaml";
-    c.data_dir = "/var/lib/nr";
+    auto c = nr::test::two_adapter_config();
     c.bwrap_path = "/usr/bin/bwrap";
-    c.default_path = "/usr/bin:/bin";
     c.read_only_paths = {"/usr", "/etc/ssl"};
     c.hidden_paths = {"/home", "/root"};
     c.limits.memory_max_bytes = 4ULL << 30U;
@@ -39,18 +37,10 @@ Config config()
     c.limits.cpu_quota_percent = 200;
     c.limits.runtime_max_sec = 7200;
     c.limits.tmp_size_bytes = 128ULL << 20U;
-    AdapterProfile claude;
-    claude.name = "claude";
-    claude.executable = "/usr/bin/claude";
-    claude.read_only_paths = {"/opt/claude"};
-    claude.credential_env = {"ANTHROPIC_API_KEY"};
-    claude.network = NetworkMode::Host;
-    AdapterProfile codex;
-    codex.name = "codex";
-    codex.executable = "/opt/codex/bin/codex";
+    c.adapters.at("claude").read_only_paths = {"/opt/claude"};
+    auto& codex = c.adapters.at("codex");
     codex.network = NetworkMode::Offline;
     codex.nested_userns = true;
-    c.adapters = {{"claude", claude}, {"codex", codex}};
     return c;
 }
 
