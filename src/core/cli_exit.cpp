@@ -1,5 +1,7 @@
 #include "core/cli_exit.h"
 
+#include "core/bus_names.h"
+
 namespace nr::core {
 
 namespace {
@@ -67,7 +69,7 @@ CliFailure cli_failure_of_bus_error(std::string_view name)
 {
     // Every refusal of the helper, whatever its kind: the helper judged a
     // well-formed request.
-    if (starts_with(name, kOurErrors)) {
+    if (is_helper_error(name)) {
         return CliFailure::Refused;
     }
     // The bus policy refused the call (the caller is not in the worker group).

@@ -25,8 +25,6 @@ namespace nr::ctl {
 
 namespace {
 
-constexpr const char* kBusName = "org.metis.NativeRuntime1";
-constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
 constexpr int kWaitTickMs = 1000;
 constexpr int kStopPollMs = 50;
 
@@ -36,19 +34,12 @@ struct Ended {
     std::int32_t status = 0;
 };
 
-class ManagerProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Manager_proxy> {
+class ManagerProxy final : public sys::HelperProxy<org::metis::NativeRuntime1::Manager_proxy> {
 public:
     ManagerProxy(sdbus::IConnection& connection, std::string watched_unit, bool quiet = true)
-        : ProxyInterfaces(connection, sys::BusName{kBusName}, sdbus::ObjectPath{kObjectPath}),
-          watched_unit_(std::move(watched_unit)), quiet_(quiet)
+        : HelperProxy(connection), watched_unit_(std::move(watched_unit)), quiet_(quiet)
     {
-        registerProxy();
     }
-    ~ManagerProxy() { unregisterProxy(); }
-    ManagerProxy(const ManagerProxy&) = delete;
-    ManagerProxy& operator=(const ManagerProxy&) = delete;
-    ManagerProxy(ManagerProxy&&) = delete;
-    ManagerProxy& operator=(ManagerProxy&&) = delete;
 
     [[nodiscard]] const std::optional<Ended>& ended() const { return ended_; }
 
@@ -121,12 +112,15 @@ void revive_helper_if_gone(sdbus::IConnection& connection)
 {
     auto bus = sys::make_proxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     bool present = true;
-    bus->callMethod("NameHasOwner").onInterface("org.freedesktop.DBus").withArguments(kBusName).storeResultsTo(present);
+    bus->callMethod("NameHasOwner")
+        .onInterface("org.freedesktop.DBus")
+        .withArguments(core::kBusName)
+        .storeResultsTo(present);
     if (!present) {
         std::uint32_t reply = 0;
         bus->callMethod("StartServiceByName")
             .onInterface("org.freedesktop.DBus")
-            .withArguments(kBusName, std::uint32_t{0})
+            .withArguments(core::kBusName, std::uint32_t{0})
             .storeResultsTo(reply);
     }
 }

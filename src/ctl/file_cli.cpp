@@ -3,8 +3,7 @@
 #include "core/error.h"
 #include "ctl/arg_checks.h"
 #include "ctl/exit_status.h"
-#include "dbus/native_runtime_files_proxy.h"
-#include "sys/bus_compat.h"
+#include "sys/helper_proxy.h"
 #include "sys/receipt_store.h"
 
 #include <sdbus-c++/sdbus-c++.h>
@@ -21,22 +20,7 @@ namespace nr::ctl {
 
 namespace {
 
-constexpr const char* kBusName = "org.metis.NativeRuntime1";
-constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
-
-class FilesProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Files_proxy> {
-public:
-    explicit FilesProxy(sdbus::IConnection& connection)
-        : ProxyInterfaces(connection, sys::BusName{kBusName}, sdbus::ObjectPath{kObjectPath})
-    {
-        registerProxy();
-    }
-    ~FilesProxy() { unregisterProxy(); }
-    FilesProxy(const FilesProxy&) = delete;
-    FilesProxy& operator=(const FilesProxy&) = delete;
-    FilesProxy(FilesProxy&&) = delete;
-    FilesProxy& operator=(FilesProxy&&) = delete;
-};
+using sys::FilesProxy;
 
 struct FileOptions {
     std::string owner;

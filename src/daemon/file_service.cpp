@@ -1,11 +1,11 @@
 #include "daemon/file_service.h"
 
+#include "core/bus_names.h"
 #include "core/caller_policy.h"
 #include "core/error.h"
 #include "core/file_area.h"
 #include "core/ids.h"
 #include "core/relative_path.h"
-#include "daemon/bus_errors.h"
 #include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/digest.h"
@@ -160,7 +160,7 @@ void validate_scope(const std::string& owner, const std::string& chat, const std
 } // namespace
 
 FileService::FileService(sdbus::IConnection& connection, core::Config config)
-    : AdaptorInterfaces(connection, sdbus::ObjectPath{kObjectPath}), config_(std::move(config))
+    : AdaptorInterfaces(connection, sdbus::ObjectPath{core::kObjectPath}), config_(std::move(config))
 {
     registerAdaptor();
 }

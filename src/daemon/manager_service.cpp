@@ -1,5 +1,6 @@
 #include "daemon/manager_service.h"
 
+#include "core/bus_names.h"
 #include "core/caller_policy.h"
 #include "core/error.h"
 #include "core/hardening_check.h"
@@ -57,7 +58,7 @@ std::string unit_of_pid(pid_t pid)
 
 ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path,
                                std::string config_path)
-    : AdaptorInterfaces(connection, sdbus::ObjectPath{kObjectPath}), connection_(connection),
+    : AdaptorInterfaces(connection, sdbus::ObjectPath{core::kObjectPath}), connection_(connection),
       config_(std::move(config)), launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection),
       workers_(connection), last_activity_(std::chrono::steady_clock::now()), config_path_(std::move(config_path))
 {
@@ -199,7 +200,7 @@ void ManagerService::release_waiting(const core::CheckResult& verdict)
             sys::write_log(core::refusal_record("StartSession", start.caller, e,
                                                 {start.request.owner, start.request.chat, start.request.job, {}},
                                                 false));
-            start.reply.returnError(to_bus_error(e));
+            start.reply.returnError(sys::to_bus_error(e));
         }
     }
 }
