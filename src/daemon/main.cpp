@@ -2,6 +2,8 @@
 // transient systemd services. It holds no state systemd does not also hold,
 // so it can exit when idle and be activated again on the next call.
 
+#include "core/bus_names.h"
+#include "core/cli_exit.h"
 #include "core/error.h"
 #include "daemon/bus_errors.h"
 #include "daemon/event_loop.h"
@@ -47,7 +49,7 @@ int main(int argc, char** argv)
     }
     if (argc != 1) {
         std::cerr << "usage: native-runtimed [--version]\n";
-        return 64;
+        return nr::core::kExitUsage;
     }
     // Which build is answering: the first thing an operator needs after an upgrade.
     nr::sys::set_log_identifier("native-runtimed");
