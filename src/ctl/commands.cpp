@@ -4,14 +4,12 @@
 #include "core/error.h"
 #include "core/unit_name.h"
 #include "ctl/exit_status.h"
-#include "dbus/native_runtime_proxy.h"
-#include "sys/bus_compat.h"
+#include "sys/bus_loop.h"
+#include "sys/helper_proxy.h"
 #include "sys/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
-#include <poll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -94,17 +92,6 @@ std::map<std::string, std::string> environment_from(const std::vector<std::strin
     return env;
 }
 
-int termination_signal_fd()
-{
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigprocmask(SIG_BLOCK, &mask, nullptr);
-    return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 // A helper that crashed or was stopped mid-session can no longer report
 // the end; a new instance adopts running sessions from systemd, so start
 // one (bus activation) instead of waiting for a signal nobody will send.
@@ -136,7 +123,7 @@ int run_session(const RunOptions& options)
     const auto expected_unit = core::session_unit_name(options.owner, options.chat);
     // Subscribe before starting, so even an instant exit is not missed.
     ManagerProxy manager(*connection, expected_unit, options.quiet);
-    const int sigfd = termination_signal_fd();
+    const sys::StopSignals stop({SIGINT, SIGTERM, SIGHUP});
     const auto [unit, unit_object] = manager.StartSession(
         options.owner, options.chat, options.job, options.adapter, options.command, options.workspace, env,
         options.run_as, sdbus::UnixFd(STDIN_FILENO), sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO));
@@ -148,22 +135,12 @@ int run_session(const RunOptions& options)
     sys::SystemdManager systemd(*connection);
     bool stop_requested = false;
     auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
-    while (!manager.ended()) {
-        while (sys::process_pending(*connection) && !manager.ended()) {
-        }
+    for (;;) {
+        sys::dispatch_pending(*connection);
         if (manager.ended()) {
             break;
         }
-        auto wait = sys::bus_poll(*connection);
-        wait.fds.push_back(pollfd{sigfd, POLLIN, 0});
-        const int timeout = wait.timeout_ms;
-        poll(wait.fds.data(), wait.fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
-        if ((wait.fds.back().revents & POLLIN) != 0 && !stop_requested) {
-            signalfd_siginfo info{};
-            // Only the wakeup matters; a short read changes nothing.
-            if (read(sigfd, &info, sizeof info) < 0) {
-                info = {};
-            }
+        if (sys::wait_for_bus_or_signal(*connection, stop, kWaitTickMs) && !stop_requested) {
             stop_requested = true;
             manager.StopSession(options.owner, options.chat);
         }
@@ -181,15 +158,13 @@ int run_session(const RunOptions& options)
             // The GetUnit call may have queued the end signal without
             // dispatching it; only a unit that is gone with no end
             // reported means the helper holding it died.
-            while (sys::process_pending(*connection) && !manager.ended()) {
-            }
+            sys::dispatch_pending(*connection);
             if (!manager.ended()) {
                 std::cerr << "native-runtimectl: the session ended but its result was lost\n";
                 return kExitEndLost;
             }
         }
     }
-    close(sigfd);
     const auto& end = *manager.ended();
     return session_exit_status(end.result, end.code, end.status);
 }

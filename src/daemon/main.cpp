@@ -9,12 +9,15 @@
 #include "daemon/event_loop.h"
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"
+#include "sys/bus_loop.h"
 #include "sys/bus_compat.h"
 #include "sys/config_file.h"
 #include "sys/journal_writer.h"
 #include "version/version.h"
 
 #include <sdbus-c++/sdbus-c++.h>
+#include <chrono>
+#include <csignal>
 
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +40,26 @@ void fatal(const std::string& message)
         std::cerr << "native-runtimed: " << message << '\n';
     }
 }
+constexpr int kHousekeepingIntervalMs = 1000;
+
+// Single-threaded, in the manner of systemd's bus-activated helpers: all
+// callbacks run here, so the service needs no locks. Returns when the
+// service has been idle for its timeout, or on SIGTERM or SIGINT.
+void run_until_idle(sdbus::IConnection& connection, nr::daemon::ManagerService& service)
+{
+    const nr::sys::StopSignals stop({SIGTERM, SIGINT});
+    for (;;) {
+        nr::sys::dispatch_pending(connection);
+        service.housekeeping();
+        if (service.idle(std::chrono::steady_clock::now())) {
+            return;
+        }
+        if (nr::sys::wait_for_bus_or_signal(connection, stop, kHousekeepingIntervalMs)) {
+            return;
+        }
+    }
+}
+
 
 } // namespace
 
@@ -65,13 +88,12 @@ int main(int argc, char** argv)
         nr::daemon::FileService files(*connection, config);
         nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
         service.adopt_running_sessions();
-        connection->requestName(nr::sys::BusName{nr::daemon::kBusName});
-        nr::daemon::run_until_idle(*connection, service);
+        connection->requestName(nr::sys::BusName{nr::core::kBusName});
+        run_until_idle(*connection, service);
         // Release first so the broker queues new calls for a fresh
         // activation, then answer whatever already reached this instance.
-        connection->releaseName(nr::sys::BusName{nr::daemon::kBusName});
-        while (nr::sys::process_pending(*connection)) {
-        }
+        connection->releaseName(nr::sys::BusName{nr::core::kBusName});
+        nr::sys::dispatch_pending(*connection);
         service.housekeeping();
         return 0;
     } catch (const nr::core::Error& e) {
