@@ -12,12 +12,12 @@
 #include "sys/identity.h"
 #include "sys/journal_writer.h"
 #include "sys/receipt_store.h"
+#include "sys/random_token.h"
 #include "sys/safe_dirs.h"
 #include "sys/safe_files.h"
 #include "sys/sealed_memfd.h"
 
 #include <poll.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <array>
@@ -84,17 +84,8 @@ sdbus::UnixFd memfd_with(const char* name, const std::string& data)
 
 std::string new_receipt_id()
 {
-    std::array<unsigned char, 16> bytes{};
-    if (getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-        fail(ErrorKind::ReceiptInvalid, "no randomness for a receipt id");
-    }
-    static constexpr const char* kDigits = "0123456789abcdef";
-    std::string out;
-    for (const auto b : bytes) {
-        out += kDigits[b >> 4U];
-        out += kDigits[b & 0x0FU];
-    }
-    return out;
+    constexpr std::size_t kReceiptIdBytes = 16;
+    return sys::random_hex(kReceiptIdBytes, ErrorKind::ReceiptInvalid, "a receipt id");
 }
 
 // The allowed root, opened without symlinks from "/" with the run-as
