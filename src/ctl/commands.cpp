@@ -3,6 +3,7 @@
 #include "core/cli_input.h"
 #include "core/error.h"
 #include "core/unit_name.h"
+#include "core/unit_state.h"
 #include "ctl/exit_status.h"
 #include "sys/bus_loop.h"
 #include "sys/helper_proxy.h"
@@ -192,7 +193,7 @@ int stop_session(const StopOptions& options)
         } catch (const core::Error&) {
             state.clear(); // unloaded between the two calls: GetUnit says so next
         }
-        if (state == "inactive" || state == "failed") {
+        if (core::is_stopped_state(state)) {
             return 0;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(kStopPollMs));

@@ -9,7 +9,7 @@
 #include "core/session_plan.h"
 #include "core/start_options.h"
 #include "core/unit_name.h"
-#include "daemon/bus_errors.h"
+#include "core/unit_state.h"
 #include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/bus_options.h"
@@ -467,11 +467,7 @@ void ManagerService::adopt_running_sessions()
 bool ManagerService::has_ended(const TrackedSession& session)
 {
     try {
-        const auto state = systemd_.unit_property(session.path, sys::kUnitInterface, "ActiveState").get<std::string>();
-        const auto left_inactive =
-            systemd_.unit_property(session.path, sys::kUnitInterface, "InactiveExitTimestampMonotonic")
-                .get<std::uint64_t>();
-        return is_stopped_state(state) && (left_inactive != 0 || state == "failed");
+        return systemd_.unit_ended(session.path);
     } catch (const core::Error& e) {
         // A failed read is not an end: only a unit systemd no longer knows
         // is. Ending a live session here would withdraw its launch spec.

@@ -191,16 +191,7 @@ std::optional<core::CheckResult> PreflightGate::poll()
     core::CanaryOutcome outcome;
     outcome.started = true;
     try {
-        // In this order: a unit whose start job is still queued is
-        // "inactive" too, and one read the other way round could see that
-        // state and then the timestamp of the start that followed it, and
-        // take the unit's defaults (Result=success, status 0) for its end.
-        const auto left_inactive =
-            systemd_.unit_property(run.path, sys::kUnitInterface, "InactiveExitTimestampMonotonic")
-                .get<std::uint64_t>();
-        const auto state = systemd_.unit_property(run.path, sys::kUnitInterface, "ActiveState").get<std::string>();
-        const bool ended = (state == "inactive" && left_inactive != 0) || state == "failed";
-        if (!ended) {
+        if (!systemd_.unit_ended(run.path)) {
             if (std::chrono::steady_clock::now() <= run.deadline) {
                 return std::nullopt;
             }
