@@ -5,6 +5,7 @@
 #include "core/config.h"
 #include "core/dropin.h"
 #include "core/error.h"
+#include "core/journal_fields.h"
 #include "core/log_event.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
@@ -78,7 +79,7 @@ void log_dropin_change(const std::string& unit, const std::string& what)
 {
     sys::set_log_identifier("native-runtimectl");
     auto record = core::log_record(core::LogEvent::DropinsChanged, unit + ": " + what);
-    record.fields.emplace_back("NATIVE_RUNTIME_DROPIN_UNIT", unit);
+    record.fields.emplace_back(core::kFieldDropinUnit, unit);
     sys::write_log(record);
 }
 

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/file_area.h"
 #include "core/ids.h"
+#include "core/journal_fields.h"
 #include "core/relative_path.h"
 #include "daemon/request_log.h"
 #include "sys/bus_compat.h"
@@ -41,7 +42,7 @@ void log_edit(const std::string& message, const core::SessionRef& ref, const std
 {
     auto record = core::log_record(core::LogEvent::FileEdited, message);
     core::add_session(record, ref);
-    record.fields.emplace_back("NATIVE_RUNTIME_RECEIPT", receipt);
+    record.fields.emplace_back(core::kFieldReceipt, receipt);
     sys::write_log(record);
 }
 

@@ -5,8 +5,7 @@
 #include "core/bus_names.h"
 #include "core/cli_exit.h"
 #include "core/error.h"
-#include "daemon/bus_errors.h"
-#include "daemon/event_loop.h"
+#include "core/journal_fields.h"
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"
 #include "sys/bus_loop.h"
@@ -77,7 +76,7 @@ int main(int argc, char** argv)
     // Which build is answering: the first thing an operator needs after an upgrade.
     nr::sys::set_log_identifier("native-runtimed");
     auto started = nr::core::log_record(nr::core::LogEvent::HelperStarted, version + " starting");
-    started.fields.emplace_back("NATIVE_RUNTIME_VERSION", std::string(nr::version::project()));
+    started.fields.emplace_back(nr::core::kFieldVersion, std::string(nr::version::project()));
     nr::sys::write_log(started);
     try {
         const auto config_path = nr::sys::config_path();

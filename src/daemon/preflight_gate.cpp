@@ -1,6 +1,7 @@
 #include "daemon/preflight_gate.h"
 
 #include "core/error.h"
+#include "core/journal_fields.h"
 #include "core/log_event.h"
 #include "core/preflight.h"
 #include "sys/canary_cache.h"
@@ -54,14 +55,14 @@ void log_failure(const core::CheckResult& failed)
         core::log_record(core::LogEvent::PreflightFailed,
                          "preflight check " + failed.name + " failed: " + failed.detail + " (" + failed.hint + ")");
     record.priority = core::Priority::Error;
-    record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT", failed.name);
+    record.fields.emplace_back(core::kFieldPreflight, failed.name);
     sys::write_log(record);
 }
 
 void log_canary(const std::string& message, const std::string& state)
 {
     auto record = core::log_record(core::LogEvent::PreflightCanary, message);
-    record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT_CANARY", state);
+    record.fields.emplace_back(core::kFieldPreflightCanary, state);
     sys::write_log(record);
 }
 

@@ -3,6 +3,7 @@
 #include "core/cli_exit.h"
 #include "core/denial_tally.h"
 #include "core/error.h"
+#include "core/journal_fields.h"
 #include "sys/journal_writer.h"
 #include "sys/output_watch.h"
 #include "sys/seccomp_notify.h"
@@ -77,7 +78,7 @@ void answer(sys::NotifyResponder& responder, core::DenialTally& tally)
     }
     if (tally.note(call->syscall, core::DenialTally::Clock::now())) {
         auto record = core::denial_record(call->syscall, call->errno_value, tally);
-        record.fields.emplace_back("NATIVE_RUNTIME_DENIED_PID", std::to_string(call->pid));
+        record.fields.emplace_back(core::kFieldDeniedPid, std::to_string(call->pid));
         sys::write_log(record);
         tally.mark_logged();
     }
