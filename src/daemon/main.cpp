@@ -8,16 +8,16 @@
 #include "core/journal_fields.h"
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"
-#include "sys/bus_loop.h"
 #include "sys/bus_compat.h"
+#include "sys/bus_loop.h"
 #include "sys/config_file.h"
 #include "sys/journal_writer.h"
 #include "version/version.h"
 
 #include <sdbus-c++/sdbus-c++.h>
+
 #include <chrono>
 #include <csignal>
-
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -39,6 +39,7 @@ void fatal(const std::string& message)
         std::cerr << "native-runtimed: " << message << '\n';
     }
 }
+
 constexpr int kHousekeepingIntervalMs = 1000;
 
 // Single-threaded, in the manner of systemd's bus-activated helpers: all
@@ -58,7 +59,6 @@ void run_until_idle(sdbus::IConnection& connection, nr::daemon::ManagerService& 
         }
     }
 }
-
 
 } // namespace
 
