@@ -162,12 +162,12 @@ int run_session(const RunOptions& options)
             sys::dispatch_pending(*connection);
             if (!manager.ended()) {
                 std::cerr << "native-runtimectl: the session ended but its result was lost\n";
-                return kExitEndLost;
+                return core::kExitEndLost;
             }
         }
     }
     const auto& end = *manager.ended();
-    return session_exit_status(end.result, end.code, end.status);
+    return core::session_exit_status(end.result, end.code, end.status);
 }
 
 int stop_session(const StopOptions& options)

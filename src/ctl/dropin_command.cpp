@@ -144,7 +144,7 @@ int verify_dropins(sys::SystemdManager& systemd, const std::vector<std::string>&
             std::cout << unit << ": in effect\n";
             continue;
         }
-        status = kExitCheckFailed;
+        status = core::kExitCheckFailed;
         for (const auto& conflict : conflicts) {
             std::cerr << unit << ": NOT in effect: " << conflict.message << '\n';
         }
@@ -177,7 +177,7 @@ int install_dropins(const DropinOptions& options)
         std::cout << helper << ": in effect from the helper's next start\n";
     } else {
         std::cerr << helper << ": NOT in effect: " << helper_check.detail << '\n';
-        status = kExitCheckFailed;
+        status = core::kExitCheckFailed;
     }
     return status;
 }
@@ -191,7 +191,7 @@ int uninstall_dropins(const DropinOptions& options)
     int status = 0;
     for (const auto& unit : all_units) {
         if (!uninstall_one(options, unit)) {
-            status = kExitCheckFailed;
+            status = core::kExitCheckFailed;
         }
     }
     if (!live_host(options) || options.no_reload) {
@@ -204,7 +204,7 @@ int uninstall_dropins(const DropinOptions& options)
         const auto path = core::dropin_directory(options.root, unit) + "/" + std::string(core::kDropinFileName);
         if (sys::dropin_applied(systemd, unit, path)) {
             std::cerr << unit << ": systemd still applies " << path << '\n';
-            status = kExitCheckFailed;
+            status = core::kExitCheckFailed;
         }
     }
     return status;

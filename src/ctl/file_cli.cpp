@@ -93,7 +93,7 @@ int file_read(const FileOptions& o)
     return with_files([&](FilesProxy& files) {
         const auto [fd, size] = files.OpenForRead(o.owner, o.chat, o.area, o.relpath, o.run_as);
         (void)size;
-        return copy_to(fd.get(), std::cout) ? 0 : kExitIoError;
+        return copy_to(fd.get(), std::cout) ? 0 : core::kExitIoError;
     });
 }
 
@@ -109,7 +109,7 @@ int file_begin_edit(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         std::cout << files.BeginEdit(o.owner, o.chat, o.job, o.relpath, o.run_as);
-        return std::cout.flush() ? 0 : kExitIoError;
+        return std::cout.flush() ? 0 : core::kExitIoError;
     });
 }
 
@@ -117,7 +117,7 @@ int file_record_edit(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         std::cout << files.RecordEdit(o.owner, o.chat, o.job, read_receipt(o.handle), o.run_as);
-        return std::cout.flush() ? 0 : kExitIoError;
+        return std::cout.flush() ? 0 : core::kExitIoError;
     });
 }
 
@@ -125,7 +125,7 @@ int file_diff(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         const auto [before, after] = files.Diff(o.owner, o.chat, o.job, read_receipt(o.receipt), o.run_as);
-        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : kExitIoError;
+        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : core::kExitIoError;
     });
 }
 

@@ -141,7 +141,7 @@ int preflight(const PreflightOptions& options)
     } else {
         print_json(results, core::json_style(options.json));
     }
-    return core::first_failure(results) ? kExitCheckFailed : 0;
+    return core::first_failure(results) ? core::kExitCheckFailed : 0;
 }
 
 } // namespace nr::ctl
