@@ -1,17 +1,12 @@
 #include "core/cli_exit.h"
 
+#include "core/bus_names.h"
+
 namespace nr::core {
 
 namespace {
 
 constexpr std::int32_t kCldExited = 1;
-constexpr int kSignalBase = 128;
-constexpr std::string_view kOurErrors = "org.metis.NativeRuntime1.Error.";
-
-bool starts_with(std::string_view text, std::string_view prefix)
-{
-    return text.substr(0, prefix.size()) == prefix;
-}
 
 } // namespace
 
@@ -67,7 +62,7 @@ CliFailure cli_failure_of_bus_error(std::string_view name)
 {
     // Every refusal of the helper, whatever its kind: the helper judged a
     // well-formed request.
-    if (starts_with(name, kOurErrors)) {
+    if (is_helper_error(name)) {
         return CliFailure::Refused;
     }
     // The bus policy refused the call (the caller is not in the worker group).
@@ -100,13 +95,13 @@ int session_exit_status(const std::string& result, std::int32_t code, std::int32
     // cgroup v2 reports the OOM killer as a result of its own; report it
     // as the SIGKILL it is, as cgroup v1 hosts do anyway.
     if (result == "oom-kill") {
-        return kSignalBase + 9;
+        return kExitSignalBase + 9;
     }
     if (code == kCldExited) {
         return status & 0xff;
     }
     if (code > kCldExited && status > 0) {
-        return kSignalBase + (status & 0x7f);
+        return kExitSignalBase + (status & 0x7f);
     }
     return kExitEndLost;
 }

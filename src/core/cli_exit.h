@@ -1,8 +1,10 @@
 #pragma once
-// native-runtimectl's one table from a failure to an exit status, shared by
-// every verb and documented in docs/man/native-runtimectl.1.md (EXIT STATUS).
-// The statuses follow sysexits.h where one fits, as hostnamectl and friends
-// leave them free; `run` adds the statuses of the session's own end.
+// The product's exit statuses in one place: native-runtimectl's one table
+// from a failure to an exit status, shared by every verb and documented in
+// docs/man/native-runtimectl.1.md (EXIT STATUS), and the statuses the helper
+// and the launcher end with. They follow sysexits.h where one fits, as
+// hostnamectl and friends leave them free; `run` adds the statuses of the
+// session's own end, which include the launcher's.
 
 #include "core/error.h"
 
@@ -31,7 +33,8 @@ inline constexpr int kExitInternal = 70;      // EX_SOFTWARE
 inline constexpr int kExitIoError = 74;       // EX_IOERR
 inline constexpr int kExitConfig = 78;        // EX_CONFIG
 inline constexpr int kExitRuntimeLimit = 124; // `run`: RuntimeMaxSec ended the session (as timeout(1))
-inline constexpr int kExitLaunchFailed = 125; // `run`: the launcher failed before exec
+inline constexpr int kExitLaunchFailed = 125; // the launcher failed before exec, so `run` too
+inline constexpr int kExitSignalBase = 128;   // 128+N: signal N ended the session (as the shell says it)
 inline constexpr int kExitEndLost = 255;      // `run`: the session ended but its result was lost
 
 int cli_exit_status(CliFailure failure);

@@ -1,5 +1,7 @@
 #include "core/denial_tally.h"
 
+#include "core/journal_fields.h"
+
 #include <algorithm>
 
 namespace nr::core {
@@ -63,11 +65,11 @@ LogRecord denial_record(const std::string& syscall, int errno_value, const Denia
         message += "; " + std::to_string(tally.suppressed_since_last()) + " earlier refusal(s) not logged one by one";
     }
     auto record = log_record(LogEvent::SyscallsDenied, message);
-    record.fields.emplace_back("NATIVE_RUNTIME_SYSCALL", syscall);
-    record.fields.emplace_back("NATIVE_RUNTIME_ERRNO", std::to_string(errno_value));
-    record.fields.emplace_back("NATIVE_RUNTIME_DENIED_COUNT", std::to_string(count));
-    record.fields.emplace_back("NATIVE_RUNTIME_DENIED_TOTAL", std::to_string(tally.total()));
-    record.fields.emplace_back("NATIVE_RUNTIME_SUPPRESSED", std::to_string(tally.suppressed_since_last()));
+    record.fields.emplace_back(kFieldSyscall, syscall);
+    record.fields.emplace_back(kFieldErrno, std::to_string(errno_value));
+    record.fields.emplace_back(kFieldDeniedCount, std::to_string(count));
+    record.fields.emplace_back(kFieldDeniedTotal, std::to_string(tally.total()));
+    record.fields.emplace_back(kFieldSuppressed, std::to_string(tally.suppressed_since_last()));
     return record;
 }
 
@@ -76,8 +78,8 @@ LogRecord denial_summary_record(const DenialTally& tally)
     auto record =
         log_record(LogEvent::SyscallsDenied, "the sandbox ended; seccomp refused " + std::to_string(tally.total()) +
                                                  " call(s) in all: " + tally.summary());
-    record.fields.emplace_back("NATIVE_RUNTIME_DENIALS", tally.summary());
-    record.fields.emplace_back("NATIVE_RUNTIME_DENIED_TOTAL", std::to_string(tally.total()));
+    record.fields.emplace_back(kFieldDenials, tally.summary());
+    record.fields.emplace_back(kFieldDeniedTotal, std::to_string(tally.total()));
     return record;
 }
 

@@ -1,6 +1,7 @@
 #include "core/log_event.h"
 
 #include "core/ids.h"
+#include "core/journal_fields.h"
 #include "core/unit_name.h"
 
 #include <array>
@@ -113,14 +114,14 @@ void add_session(LogRecord& record, const SessionRef& ref)
             record.fields.emplace_back(name, value);
         }
     };
-    add("NATIVE_RUNTIME_OWNER", ref.owner);
-    add("NATIVE_RUNTIME_CHAT", ref.chat);
-    add("NATIVE_RUNTIME_JOB", ref.job);
+    add(kFieldOwner, ref.owner);
+    add(kFieldChat, ref.chat);
+    add(kFieldJob, ref.job);
     auto unit = ref.unit;
     if (unit.empty() && valid_id(IdKind::Owner, ref.owner) && valid_id(IdKind::Chat, ref.chat)) {
         unit = session_unit_name(ref.owner, ref.chat);
     }
-    add("NATIVE_RUNTIME_UNIT", unit);
+    add(kFieldUnit, unit);
     add("OBJECT_SYSTEMD_UNIT", unit);
 }
 
@@ -140,13 +141,13 @@ LogRecord refusal_record(std::string_view method, const Caller& caller, const Er
                                         name + ": " + error.what());
     // Every refusal is a warning, whatever its kind's usual level.
     record.priority = Priority::Warning;
-    record.fields.emplace_back("NATIVE_RUNTIME_METHOD", std::string(method));
-    record.fields.emplace_back("NATIVE_RUNTIME_ERROR", name);
+    record.fields.emplace_back(kFieldMethod, std::string(method));
+    record.fields.emplace_back(kFieldError, name);
     if (caller.uid) {
-        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_UID", uid);
+        record.fields.emplace_back(kFieldCallerUid, uid);
     }
     if (caller.pid) {
-        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_PID", pid);
+        record.fields.emplace_back(kFieldCallerPid, pid);
     }
     add_session(record, ref);
     return record;
@@ -171,18 +172,18 @@ LogRecord session_end_record(const SessionRef& ref, const SessionEnd& end)
         record.priority = Priority::Warning;
     }
     add_session(record, ref);
-    record.fields.emplace_back("NATIVE_RUNTIME_RESULT", end.result);
-    record.fields.emplace_back("NATIVE_RUNTIME_EXIT_CODE", exit_code_name(end.code));
-    record.fields.emplace_back("NATIVE_RUNTIME_EXIT_STATUS", std::to_string(end.status));
+    record.fields.emplace_back(kFieldResult, end.result);
+    record.fields.emplace_back(kFieldExitCode, exit_code_name(end.code));
+    record.fields.emplace_back(kFieldExitStatus, std::to_string(end.status));
     const auto optional = [&record](const char* name, const std::optional<std::uint64_t>& value) {
         if (value) {
             record.fields.emplace_back(name, std::to_string(*value));
         }
     };
-    optional("NATIVE_RUNTIME_RUNTIME_USEC", end.runtime_usec);
-    optional("NATIVE_RUNTIME_MEMORY_PEAK", end.memory_peak_bytes);
-    optional("NATIVE_RUNTIME_TASKS_PEAK", end.tasks_peak);
-    optional("NATIVE_RUNTIME_CPU_USAGE_NSEC", end.cpu_usage_nsec);
+    optional(kFieldRuntimeUsec, end.runtime_usec);
+    optional(kFieldMemoryPeak, end.memory_peak_bytes);
+    optional(kFieldTasksPeak, end.tasks_peak);
+    optional(kFieldCpuUsageNsec, end.cpu_usage_nsec);
     return record;
 }
 

@@ -3,6 +3,7 @@
 #include "core/dropin.h"
 #include "core/error.h"
 #include "core/ids.h"
+#include "core/journal_fields.h"
 #include "core/unit_name.h"
 
 #include <algorithm>
@@ -18,7 +19,7 @@ constexpr std::uint64_t kUsecPerSec = 1000000;
 
 std::vector<std::string> helper_term(const std::string& owner)
 {
-    return {"_UID=0", "_SYSTEMD_UNIT=" + std::string(kHelperUnit), "NATIVE_RUNTIME_OWNER=" + owner};
+    return {"_UID=0", "_SYSTEMD_UNIT=" + std::string(kHelperUnit), field_assignment(kFieldOwner, owner)};
 }
 
 std::vector<std::string> systemd_term(const std::string& unit)
@@ -145,7 +146,7 @@ std::vector<std::vector<std::string>> session_log_terms(const std::string& owner
     }
     validate_id(IdKind::Chat, chat);
     auto helper = helper_term(owner);
-    helper.push_back("NATIVE_RUNTIME_CHAT=" + chat);
+    helper.push_back(field_assignment(kFieldChat, chat));
     const auto unit = session_unit_name(owner, chat);
     return {helper, systemd_term(unit), {"_SYSTEMD_UNIT=" + unit}};
 }

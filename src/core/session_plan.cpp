@@ -3,6 +3,7 @@
 #include "core/env_policy.h"
 #include "core/error.h"
 #include "core/ids.h"
+#include "core/journal_fields.h"
 #include "core/path_policy.h"
 #include "core/unit_name.h"
 
@@ -203,10 +204,10 @@ std::string owner_root(const Config& config, const std::string& owner)
 
 std::vector<std::string> session_journal_fields(const SessionPlan& plan)
 {
-    std::vector<std::string> fields{"NATIVE_RUNTIME_OWNER=" + plan.owner, "NATIVE_RUNTIME_CHAT=" + plan.chat,
-                                    "NATIVE_RUNTIME_ADAPTER=" + plan.adapter};
+    std::vector<std::string> fields{field_assignment(kFieldOwner, plan.owner), field_assignment(kFieldChat, plan.chat),
+                                    field_assignment(kFieldAdapter, plan.adapter)};
     if (!plan.job.empty()) {
-        fields.push_back("NATIVE_RUNTIME_JOB=" + plan.job);
+        fields.push_back(field_assignment(kFieldJob, plan.job));
     }
     return fields;
 }

@@ -79,7 +79,7 @@ std::optional<int> Cli::parse(int argc, char** argv)
         return app_.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "native-runtimectl: " << e.what() << '\n';
-        return kExitUsage;
+        return core::kExitUsage;
     }
 }
 

@@ -3,15 +3,14 @@
 #include "core/cli_input.h"
 #include "core/error.h"
 #include "core/unit_name.h"
+#include "core/unit_state.h"
 #include "ctl/exit_status.h"
-#include "dbus/native_runtime_proxy.h"
-#include "sys/bus_compat.h"
+#include "sys/bus_loop.h"
+#include "sys/helper_proxy.h"
 #include "sys/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
-#include <poll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,8 +24,6 @@ namespace nr::ctl {
 
 namespace {
 
-constexpr const char* kBusName = "org.metis.NativeRuntime1";
-constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
 constexpr int kWaitTickMs = 1000;
 constexpr int kStopPollMs = 50;
 
@@ -36,19 +33,12 @@ struct Ended {
     std::int32_t status = 0;
 };
 
-class ManagerProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Manager_proxy> {
+class ManagerProxy final : public sys::HelperProxy<org::metis::NativeRuntime1::Manager_proxy> {
 public:
     ManagerProxy(sdbus::IConnection& connection, std::string watched_unit, bool quiet = true)
-        : ProxyInterfaces(connection, sys::BusName{kBusName}, sdbus::ObjectPath{kObjectPath}),
-          watched_unit_(std::move(watched_unit)), quiet_(quiet)
+        : HelperProxy(connection), watched_unit_(std::move(watched_unit)), quiet_(quiet)
     {
-        registerProxy();
     }
-    ~ManagerProxy() { unregisterProxy(); }
-    ManagerProxy(const ManagerProxy&) = delete;
-    ManagerProxy& operator=(const ManagerProxy&) = delete;
-    ManagerProxy(ManagerProxy&&) = delete;
-    ManagerProxy& operator=(ManagerProxy&&) = delete;
 
     [[nodiscard]] const std::optional<Ended>& ended() const { return ended_; }
 
@@ -103,17 +93,6 @@ std::map<std::string, std::string> environment_from(const std::vector<std::strin
     return env;
 }
 
-int termination_signal_fd()
-{
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigprocmask(SIG_BLOCK, &mask, nullptr);
-    return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 // A helper that crashed or was stopped mid-session can no longer report
 // the end; a new instance adopts running sessions from systemd, so start
 // one (bus activation) instead of waiting for a signal nobody will send.
@@ -121,12 +100,15 @@ void revive_helper_if_gone(sdbus::IConnection& connection)
 {
     auto bus = sys::make_proxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     bool present = true;
-    bus->callMethod("NameHasOwner").onInterface("org.freedesktop.DBus").withArguments(kBusName).storeResultsTo(present);
+    bus->callMethod("NameHasOwner")
+        .onInterface("org.freedesktop.DBus")
+        .withArguments(core::kBusName)
+        .storeResultsTo(present);
     if (!present) {
         std::uint32_t reply = 0;
         bus->callMethod("StartServiceByName")
             .onInterface("org.freedesktop.DBus")
-            .withArguments(kBusName, std::uint32_t{0})
+            .withArguments(core::kBusName, std::uint32_t{0})
             .storeResultsTo(reply);
     }
 }
@@ -142,7 +124,7 @@ int run_session(const RunOptions& options)
     const auto expected_unit = core::session_unit_name(options.owner, options.chat);
     // Subscribe before starting, so even an instant exit is not missed.
     ManagerProxy manager(*connection, expected_unit, options.quiet);
-    const int sigfd = termination_signal_fd();
+    const sys::StopSignals stop({SIGINT, SIGTERM, SIGHUP});
     const auto [unit, unit_object] = manager.StartSession(
         options.owner, options.chat, options.job, options.adapter, options.command, options.workspace, env,
         options.run_as, sdbus::UnixFd(STDIN_FILENO), sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO));
@@ -154,22 +136,12 @@ int run_session(const RunOptions& options)
     sys::SystemdManager systemd(*connection);
     bool stop_requested = false;
     auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
-    while (!manager.ended()) {
-        while (sys::process_pending(*connection) && !manager.ended()) {
-        }
+    for (;;) {
+        sys::dispatch_pending(*connection);
         if (manager.ended()) {
             break;
         }
-        auto wait = sys::bus_poll(*connection);
-        wait.fds.push_back(pollfd{sigfd, POLLIN, 0});
-        const int timeout = wait.timeout_ms;
-        poll(wait.fds.data(), wait.fds.size(), timeout < 0 || timeout > kWaitTickMs ? kWaitTickMs : timeout);
-        if ((wait.fds.back().revents & POLLIN) != 0 && !stop_requested) {
-            signalfd_siginfo info{};
-            // Only the wakeup matters; a short read changes nothing.
-            if (read(sigfd, &info, sizeof info) < 0) {
-                info = {};
-            }
+        if (sys::wait_for_bus_or_signal(*connection, stop, kWaitTickMs) && !stop_requested) {
             stop_requested = true;
             manager.StopSession(options.owner, options.chat);
         }
@@ -187,17 +159,15 @@ int run_session(const RunOptions& options)
             // The GetUnit call may have queued the end signal without
             // dispatching it; only a unit that is gone with no end
             // reported means the helper holding it died.
-            while (sys::process_pending(*connection) && !manager.ended()) {
-            }
+            sys::dispatch_pending(*connection);
             if (!manager.ended()) {
                 std::cerr << "native-runtimectl: the session ended but its result was lost\n";
-                return kExitEndLost;
+                return core::kExitEndLost;
             }
         }
     }
-    close(sigfd);
     const auto& end = *manager.ended();
-    return session_exit_status(end.result, end.code, end.status);
+    return core::session_exit_status(end.result, end.code, end.status);
 }
 
 int stop_session(const StopOptions& options)
@@ -223,7 +193,7 @@ int stop_session(const StopOptions& options)
         } catch (const core::Error&) {
             state.clear(); // unloaded between the two calls: GetUnit says so next
         }
-        if (state == "inactive" || state == "failed") {
+        if (core::is_stopped_state(state)) {
             return 0;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(kStopPollMs));

@@ -5,6 +5,7 @@
 #include "core/config.h"
 #include "core/dropin.h"
 #include "core/error.h"
+#include "core/journal_fields.h"
 #include "core/log_event.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
@@ -78,7 +79,7 @@ void log_dropin_change(const std::string& unit, const std::string& what)
 {
     sys::set_log_identifier("native-runtimectl");
     auto record = core::log_record(core::LogEvent::DropinsChanged, unit + ": " + what);
-    record.fields.emplace_back("NATIVE_RUNTIME_DROPIN_UNIT", unit);
+    record.fields.emplace_back(core::kFieldDropinUnit, unit);
     sys::write_log(record);
 }
 
@@ -143,7 +144,7 @@ int verify_dropins(sys::SystemdManager& systemd, const std::vector<std::string>&
             std::cout << unit << ": in effect\n";
             continue;
         }
-        status = kExitCheckFailed;
+        status = core::kExitCheckFailed;
         for (const auto& conflict : conflicts) {
             std::cerr << unit << ": NOT in effect: " << conflict.message << '\n';
         }
@@ -176,7 +177,7 @@ int install_dropins(const DropinOptions& options)
         std::cout << helper << ": in effect from the helper's next start\n";
     } else {
         std::cerr << helper << ": NOT in effect: " << helper_check.detail << '\n';
-        status = kExitCheckFailed;
+        status = core::kExitCheckFailed;
     }
     return status;
 }
@@ -190,7 +191,7 @@ int uninstall_dropins(const DropinOptions& options)
     int status = 0;
     for (const auto& unit : all_units) {
         if (!uninstall_one(options, unit)) {
-            status = kExitCheckFailed;
+            status = core::kExitCheckFailed;
         }
     }
     if (!live_host(options) || options.no_reload) {
@@ -203,7 +204,7 @@ int uninstall_dropins(const DropinOptions& options)
         const auto path = core::dropin_directory(options.root, unit) + "/" + std::string(core::kDropinFileName);
         if (sys::dropin_applied(systemd, unit, path)) {
             std::cerr << unit << ": systemd still applies " << path << '\n';
-            status = kExitCheckFailed;
+            status = core::kExitCheckFailed;
         }
     }
     return status;

@@ -9,17 +9,6 @@
 
 namespace nr::ctl {
 
-using core::kExitCheckFailed;
-using core::kExitConfig;
-using core::kExitEndLost;
-using core::kExitInternal;
-using core::kExitIoError;
-using core::kExitRefused;
-using core::kExitRuntimeLimit;
-using core::kExitUnavailable;
-using core::kExitUsage;
-using core::session_exit_status;
-
 // The body's own status, or the table's status for what it threw.
 int guarded(const std::function<int()>& body);
 

@@ -3,8 +3,7 @@
 #include "core/error.h"
 #include "ctl/arg_checks.h"
 #include "ctl/exit_status.h"
-#include "dbus/native_runtime_files_proxy.h"
-#include "sys/bus_compat.h"
+#include "sys/helper_proxy.h"
 #include "sys/receipt_store.h"
 
 #include <sdbus-c++/sdbus-c++.h>
@@ -21,22 +20,7 @@ namespace nr::ctl {
 
 namespace {
 
-constexpr const char* kBusName = "org.metis.NativeRuntime1";
-constexpr const char* kObjectPath = "/org/metis/NativeRuntime1";
-
-class FilesProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Files_proxy> {
-public:
-    explicit FilesProxy(sdbus::IConnection& connection)
-        : ProxyInterfaces(connection, sys::BusName{kBusName}, sdbus::ObjectPath{kObjectPath})
-    {
-        registerProxy();
-    }
-    ~FilesProxy() { unregisterProxy(); }
-    FilesProxy(const FilesProxy&) = delete;
-    FilesProxy& operator=(const FilesProxy&) = delete;
-    FilesProxy(FilesProxy&&) = delete;
-    FilesProxy& operator=(FilesProxy&&) = delete;
-};
+using sys::FilesProxy;
 
 struct FileOptions {
     std::string owner;
@@ -109,7 +93,7 @@ int file_read(const FileOptions& o)
     return with_files([&](FilesProxy& files) {
         const auto [fd, size] = files.OpenForRead(o.owner, o.chat, o.area, o.relpath, o.run_as);
         (void)size;
-        return copy_to(fd.get(), std::cout) ? 0 : kExitIoError;
+        return copy_to(fd.get(), std::cout) ? 0 : core::kExitIoError;
     });
 }
 
@@ -125,7 +109,7 @@ int file_begin_edit(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         std::cout << files.BeginEdit(o.owner, o.chat, o.job, o.relpath, o.run_as);
-        return std::cout.flush() ? 0 : kExitIoError;
+        return std::cout.flush() ? 0 : core::kExitIoError;
     });
 }
 
@@ -133,7 +117,7 @@ int file_record_edit(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         std::cout << files.RecordEdit(o.owner, o.chat, o.job, read_receipt(o.handle), o.run_as);
-        return std::cout.flush() ? 0 : kExitIoError;
+        return std::cout.flush() ? 0 : core::kExitIoError;
     });
 }
 
@@ -141,7 +125,7 @@ int file_diff(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         const auto [before, after] = files.Diff(o.owner, o.chat, o.job, read_receipt(o.receipt), o.run_as);
-        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : kExitIoError;
+        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : core::kExitIoError;
     });
 }
 

@@ -2,6 +2,7 @@
 // with a pass/fail line and a hint; non-zero exit when any fails. The
 // helper runs the same checks (src/daemon/preflight_gate.cpp).
 
+#include "core/bus_names.h"
 #include "core/error.h"
 #include "core/json_output.h"
 #include "ctl/exit_status.h"
@@ -49,12 +50,12 @@ core::CheckResult canary_through_helper(sdbus::IConnection& connection, const st
     // The unit's RuntimeMaxSec=, plus the wait for an earlier canary's name.
     constexpr auto kTimeout = std::chrono::seconds(core::kCanaryRuntimeMaxSec + 30);
     try {
-        auto helper = sys::make_proxy(connection, "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1");
+        auto helper = sys::make_proxy(connection, core::kBusName, core::kObjectPath);
         bool passed = false;
         std::string detail;
         std::string hint;
         helper->callMethod("RunCanary")
-            .onInterface("org.metis.NativeRuntime1.Manager")
+            .onInterface(core::kManagerInterface)
             .withTimeout(kTimeout)
             .withArguments(user_name)
             .storeResultsTo(passed, detail, hint);
@@ -140,7 +141,7 @@ int preflight(const PreflightOptions& options)
     } else {
         print_json(results, core::json_style(options.json));
     }
-    return core::first_failure(results) ? kExitCheckFailed : 0;
+    return core::first_failure(results) ? core::kExitCheckFailed : 0;
 }
 
 } // namespace nr::ctl

@@ -1,5 +1,6 @@
 #include "ctl/session_rows.h"
 
+#include "core/journal_fields.h"
 #include "core/session_plan.h"
 
 #include <chrono>
@@ -30,10 +31,10 @@ core::SessionView read_session_view(sys::SystemdManager& systemd, const std::str
     core::SessionView view;
     view.unit = unit;
     const auto fields = systemd.log_extra_fields(path);
-    view.owner = core::journal_field(fields, "NATIVE_RUNTIME_OWNER");
-    view.chat = core::journal_field(fields, "NATIVE_RUNTIME_CHAT");
-    view.job = core::journal_field(fields, "NATIVE_RUNTIME_JOB");
-    view.adapter = core::journal_field(fields, "NATIVE_RUNTIME_ADAPTER");
+    view.owner = core::journal_field(fields, core::kFieldOwner);
+    view.chat = core::journal_field(fields, core::kFieldChat);
+    view.job = core::journal_field(fields, core::kFieldJob);
+    view.adapter = core::journal_field(fields, core::kFieldAdapter);
     view.active_state = systemd.unit_property(path, kUnitInterface, "ActiveState").get<std::string>();
     view.sub_state = systemd.unit_property(path, kUnitInterface, "SubState").get<std::string>();
     view.description = systemd.unit_property(path, kUnitInterface, "Description").get<std::string>();

@@ -1,24 +1,13 @@
 #include "daemon/claim_table.h"
 
-#include <array>
-#include <stdexcept>
-#include <sys/random.h>
+#include "sys/random_token.h"
 
 namespace nr::daemon {
 
 std::string ClaimTable::new_token()
 {
-    std::array<unsigned char, 16> bytes{};
-    if (getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-        throw std::runtime_error("getrandom failed");
-    }
-    constexpr std::string_view kHex = "0123456789abcdef";
-    std::string token;
-    for (const auto byte : bytes) {
-        token += kHex[byte >> 4U];
-        token += kHex[byte & 0x0FU];
-    }
-    return token;
+    constexpr std::size_t kTokenBytes = 16;
+    return sys::random_hex(kTokenBytes, core::ErrorKind::LaunchFailed, "a claim token");
 }
 
 void ClaimTable::add(const std::string& token, PendingLaunch launch)

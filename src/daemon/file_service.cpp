@@ -1,23 +1,24 @@
 #include "daemon/file_service.h"
 
+#include "core/bus_names.h"
 #include "core/caller_policy.h"
 #include "core/error.h"
 #include "core/file_area.h"
 #include "core/ids.h"
+#include "core/journal_fields.h"
 #include "core/relative_path.h"
-#include "daemon/bus_errors.h"
 #include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/digest.h"
 #include "sys/identity.h"
 #include "sys/journal_writer.h"
+#include "sys/random_token.h"
 #include "sys/receipt_store.h"
 #include "sys/safe_dirs.h"
 #include "sys/safe_files.h"
 #include "sys/sealed_memfd.h"
 
 #include <poll.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <array>
@@ -41,7 +42,7 @@ void log_edit(const std::string& message, const core::SessionRef& ref, const std
 {
     auto record = core::log_record(core::LogEvent::FileEdited, message);
     core::add_session(record, ref);
-    record.fields.emplace_back("NATIVE_RUNTIME_RECEIPT", receipt);
+    record.fields.emplace_back(core::kFieldReceipt, receipt);
     sys::write_log(record);
 }
 
@@ -84,17 +85,8 @@ sdbus::UnixFd memfd_with(const char* name, const std::string& data)
 
 std::string new_receipt_id()
 {
-    std::array<unsigned char, 16> bytes{};
-    if (getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-        fail(ErrorKind::ReceiptInvalid, "no randomness for a receipt id");
-    }
-    static constexpr const char* kDigits = "0123456789abcdef";
-    std::string out;
-    for (const auto b : bytes) {
-        out += kDigits[b >> 4U];
-        out += kDigits[b & 0x0FU];
-    }
-    return out;
+    constexpr std::size_t kReceiptIdBytes = 16;
+    return sys::random_hex(kReceiptIdBytes, ErrorKind::ReceiptInvalid, "a receipt id");
 }
 
 // The allowed root, opened without symlinks from "/" with the run-as
@@ -160,7 +152,7 @@ void validate_scope(const std::string& owner, const std::string& chat, const std
 } // namespace
 
 FileService::FileService(sdbus::IConnection& connection, core::Config config)
-    : AdaptorInterfaces(connection, sdbus::ObjectPath{kObjectPath}), config_(std::move(config))
+    : AdaptorInterfaces(connection, sdbus::ObjectPath{core::kObjectPath}), config_(std::move(config))
 {
     registerAdaptor();
 }

@@ -2,18 +2,22 @@
 // transient systemd services. It holds no state systemd does not also hold,
 // so it can exit when idle and be activated again on the next call.
 
+#include "core/bus_names.h"
+#include "core/cli_exit.h"
 #include "core/error.h"
-#include "daemon/bus_errors.h"
-#include "daemon/event_loop.h"
+#include "core/journal_fields.h"
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"
 #include "sys/bus_compat.h"
+#include "sys/bus_loop.h"
 #include "sys/config_file.h"
 #include "sys/journal_writer.h"
 #include "version/version.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -36,6 +40,26 @@ void fatal(const std::string& message)
     }
 }
 
+constexpr int kHousekeepingIntervalMs = 1000;
+
+// Single-threaded, in the manner of systemd's bus-activated helpers: all
+// callbacks run here, so the service needs no locks. Returns when the
+// service has been idle for its timeout, or on SIGTERM or SIGINT.
+void run_until_idle(sdbus::IConnection& connection, nr::daemon::ManagerService& service)
+{
+    const nr::sys::StopSignals stop({SIGTERM, SIGINT});
+    for (;;) {
+        nr::sys::dispatch_pending(connection);
+        service.housekeeping();
+        if (service.idle(std::chrono::steady_clock::now())) {
+            return;
+        }
+        if (nr::sys::wait_for_bus_or_signal(connection, stop, kHousekeepingIntervalMs)) {
+            return;
+        }
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -47,12 +71,12 @@ int main(int argc, char** argv)
     }
     if (argc != 1) {
         std::cerr << "usage: native-runtimed [--version]\n";
-        return 64;
+        return nr::core::kExitUsage;
     }
     // Which build is answering: the first thing an operator needs after an upgrade.
     nr::sys::set_log_identifier("native-runtimed");
     auto started = nr::core::log_record(nr::core::LogEvent::HelperStarted, version + " starting");
-    started.fields.emplace_back("NATIVE_RUNTIME_VERSION", std::string(nr::version::project()));
+    started.fields.emplace_back(nr::core::kFieldVersion, std::string(nr::version::project()));
     nr::sys::write_log(started);
     try {
         const auto config_path = nr::sys::config_path();
@@ -63,13 +87,12 @@ int main(int argc, char** argv)
         nr::daemon::FileService files(*connection, config);
         nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
         service.adopt_running_sessions();
-        connection->requestName(nr::sys::BusName{nr::daemon::kBusName});
-        nr::daemon::run_until_idle(*connection, service);
+        connection->requestName(nr::sys::BusName{nr::core::kBusName});
+        run_until_idle(*connection, service);
         // Release first so the broker queues new calls for a fresh
         // activation, then answer whatever already reached this instance.
-        connection->releaseName(nr::sys::BusName{nr::daemon::kBusName});
-        while (nr::sys::process_pending(*connection)) {
-        }
+        connection->releaseName(nr::sys::BusName{nr::core::kBusName});
+        nr::sys::dispatch_pending(*connection);
         service.housekeeping();
         return 0;
     } catch (const nr::core::Error& e) {

@@ -1,14 +1,16 @@
 #include "daemon/manager_service.h"
 
+#include "core/bus_names.h"
 #include "core/caller_policy.h"
 #include "core/error.h"
 #include "core/hardening_check.h"
 #include "core/ids.h"
+#include "core/journal_fields.h"
 #include "core/owner_slice.h"
 #include "core/session_plan.h"
 #include "core/start_options.h"
 #include "core/unit_name.h"
-#include "daemon/bus_errors.h"
+#include "core/unit_state.h"
 #include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/bus_options.h"
@@ -32,7 +34,6 @@ using core::ErrorKind;
 using core::fail;
 
 constexpr auto kClaimDeadline = std::chrono::seconds(120);
-constexpr const char* kWorkerField = "NATIVE_RUNTIME_WORKER";
 constexpr const char* kSliceInterface = "org.freedesktop.systemd1.Slice";
 
 void log_trouble(const std::string& unit, const std::string& message)
@@ -57,7 +58,7 @@ std::string unit_of_pid(pid_t pid)
 
 ManagerService::ManagerService(sdbus::IConnection& connection, core::Config config, std::string launcher_path,
                                std::string config_path)
-    : AdaptorInterfaces(connection, sdbus::ObjectPath{kObjectPath}), connection_(connection),
+    : AdaptorInterfaces(connection, sdbus::ObjectPath{core::kObjectPath}), connection_(connection),
       config_(std::move(config)), launcher_path_(std::move(launcher_path)), systemd_(connection), sessions_(connection),
       workers_(connection), last_activity_(std::chrono::steady_clock::now()), config_path_(std::move(config_path))
 {
@@ -199,7 +200,7 @@ void ManagerService::release_waiting(const core::CheckResult& verdict)
             sys::write_log(core::refusal_record("StartSession", start.caller, e,
                                                 {start.request.owner, start.request.chat, start.request.job, {}},
                                                 false));
-            start.reply.returnError(to_bus_error(e));
+            start.reply.returnError(sys::to_bus_error(e));
         }
     }
 }
@@ -212,7 +213,7 @@ std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const c
 {
     const auto token = ClaimTable::new_token();
     auto plan = core::plan_session(config_, request, user, sys::observe_host(launcher_path_), token);
-    core::add_journal_field(plan.properties, std::string(kWorkerField) + "=" + worker);
+    core::add_journal_field(plan.properties, core::field_assignment(core::kFieldWorker, worker));
     // Provider session directories hold state the owner's earlier runs
     // left; they are never created, moved or copied here, only mounted.
     // The launcher binds each from a descriptor of the very directory
@@ -260,13 +261,13 @@ std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const c
                                                                        std::to_string(user.uid) + caller_text +
                                                                        " (adapter " + request.adapter + ")");
     core::add_session(record, {request.owner, request.chat, request.job, plan.unit_name});
-    record.fields.emplace_back("NATIVE_RUNTIME_ADAPTER", request.adapter);
-    record.fields.emplace_back("NATIVE_RUNTIME_RUN_AS_UID", std::to_string(user.uid));
+    record.fields.emplace_back(core::kFieldAdapter, request.adapter);
+    record.fields.emplace_back(core::kFieldRunAsUid, std::to_string(user.uid));
     if (caller.uid) {
-        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_UID", std::to_string(*caller.uid));
+        record.fields.emplace_back(core::kFieldCallerUid, std::to_string(*caller.uid));
     }
     if (caller.pid) {
-        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_PID", std::to_string(*caller.pid));
+        record.fields.emplace_back(core::kFieldCallerPid, std::to_string(*caller.pid));
     }
     sys::write_log(record);
     return {plan.unit_name, path};
@@ -348,7 +349,7 @@ void ManagerService::stop_orphaned_sessions()
         auto record = core::log_record(core::LogEvent::SessionStopped,
                                        "stopping " + unit + ": the worker that started it left the bus");
         core::add_session(record, {session->owner, session->chat, session->job, unit});
-        record.fields.emplace_back("NATIVE_RUNTIME_STOP_REASON", "worker-left");
+        record.fields.emplace_back(core::kFieldStopReason, "worker-left");
         sys::write_log(record);
         try {
             systemd_.stop(unit);
@@ -379,9 +380,9 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
                                                                            std::to_string(caller) + " pid " +
                                                                            std::to_string(caller_pid()));
         core::add_session(record, {owner, chat, {}, unit});
-        record.fields.emplace_back("NATIVE_RUNTIME_STOP_REASON", "requested");
-        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_UID", std::to_string(caller));
-        record.fields.emplace_back("NATIVE_RUNTIME_CALLER_PID", std::to_string(caller_pid()));
+        record.fields.emplace_back(core::kFieldStopReason, "requested");
+        record.fields.emplace_back(core::kFieldCallerUid, std::to_string(caller));
+        record.fields.emplace_back(core::kFieldCallerPid, std::to_string(caller_pid()));
         sys::write_log(record);
         systemd_.stop(unit);
     });
@@ -443,34 +444,30 @@ void ManagerService::adopt_running_sessions()
             continue;
         }
         const auto fields = systemd_.log_extra_fields(unit.path);
-        const auto owner = core::journal_field(fields, "NATIVE_RUNTIME_OWNER");
-        const auto chat = core::journal_field(fields, "NATIVE_RUNTIME_CHAT");
+        const auto owner = core::journal_field(fields, core::kFieldOwner);
+        const auto chat = core::journal_field(fields, core::kFieldChat);
         if (core::session_unit_name(owner, chat) != unit.name) {
             continue; // not one of ours, whatever its name says
         }
         // Hold the unit like AddRef= did for the instance that started it,
         // so its result survives until it has been reported.
         systemd_.ref(unit.path);
-        sessions_.track(unit.name, unit.path, owner, chat, core::journal_field(fields, "NATIVE_RUNTIME_JOB"));
-        if (is_stopped_state(unit.active_state)) {
+        sessions_.track(unit.name, unit.path, owner, chat, core::journal_field(fields, core::kFieldJob));
+        if (core::is_stopped_state(unit.active_state)) {
             sessions_.mark_finished(unit.name);
             continue;
         }
         // A worker that left while no helper was running is gone all the
         // same: watch() finds it absent and the session is stopped.
-        bind_to_worker(core::journal_field(fields, "NATIVE_RUNTIME_ADAPTER"), core::journal_field(fields, kWorkerField),
-                       unit.name);
+        bind_to_worker(core::journal_field(fields, core::kFieldAdapter),
+                       core::journal_field(fields, core::kFieldWorker), unit.name);
     }
 }
 
 bool ManagerService::has_ended(const TrackedSession& session)
 {
     try {
-        const auto state = systemd_.unit_property(session.path, sys::kUnitInterface, "ActiveState").get<std::string>();
-        const auto left_inactive =
-            systemd_.unit_property(session.path, sys::kUnitInterface, "InactiveExitTimestampMonotonic")
-                .get<std::uint64_t>();
-        return is_stopped_state(state) && (left_inactive != 0 || state == "failed");
+        return systemd_.unit_ended(session.path);
     } catch (const core::Error& e) {
         // A failed read is not an end: only a unit systemd no longer knows
         // is. Ending a live session here would withdraw its launch spec.

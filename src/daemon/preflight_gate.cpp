@@ -1,6 +1,7 @@
 #include "daemon/preflight_gate.h"
 
 #include "core/error.h"
+#include "core/journal_fields.h"
 #include "core/log_event.h"
 #include "core/preflight.h"
 #include "sys/canary_cache.h"
@@ -54,14 +55,14 @@ void log_failure(const core::CheckResult& failed)
         core::log_record(core::LogEvent::PreflightFailed,
                          "preflight check " + failed.name + " failed: " + failed.detail + " (" + failed.hint + ")");
     record.priority = core::Priority::Error;
-    record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT", failed.name);
+    record.fields.emplace_back(core::kFieldPreflight, failed.name);
     sys::write_log(record);
 }
 
 void log_canary(const std::string& message, const std::string& state)
 {
     auto record = core::log_record(core::LogEvent::PreflightCanary, message);
-    record.fields.emplace_back("NATIVE_RUNTIME_PREFLIGHT_CANARY", state);
+    record.fields.emplace_back(core::kFieldPreflightCanary, state);
     sys::write_log(record);
 }
 
@@ -191,16 +192,7 @@ std::optional<core::CheckResult> PreflightGate::poll()
     core::CanaryOutcome outcome;
     outcome.started = true;
     try {
-        // In this order: a unit whose start job is still queued is
-        // "inactive" too, and one read the other way round could see that
-        // state and then the timestamp of the start that followed it, and
-        // take the unit's defaults (Result=success, status 0) for its end.
-        const auto left_inactive =
-            systemd_.unit_property(run.path, sys::kUnitInterface, "InactiveExitTimestampMonotonic")
-                .get<std::uint64_t>();
-        const auto state = systemd_.unit_property(run.path, sys::kUnitInterface, "ActiveState").get<std::string>();
-        const bool ended = (state == "inactive" && left_inactive != 0) || state == "failed";
-        if (!ended) {
+        if (!systemd_.unit_ended(run.path)) {
             if (std::chrono::steady_clock::now() <= run.deadline) {
                 return std::nullopt;
             }

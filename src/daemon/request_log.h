@@ -6,7 +6,7 @@
 // whole of "every refusal is logged" (docs/troubleshooting.md).
 
 #include "core/log_event.h"
-#include "daemon/bus_errors.h"
+#include "sys/bus_compat.h"
 #include "sys/journal_writer.h"
 
 #include <sdbus-c++/sdbus-c++.h>
@@ -28,7 +28,7 @@ auto refused_as_typed_error(const sdbus::IObject& object, std::string_view metho
         return body();
     } catch (const core::Error& e) {
         sys::write_log(core::refusal_record(method, current_caller(object), e, ref, kind == RequestKind::File));
-        throw to_bus_error(e);
+        throw sys::to_bus_error(e);
     }
 }
 

@@ -1,14 +1,10 @@
 #include "daemon/session_registry.h"
 
+#include "core/unit_state.h"
 #include "sys/bus_compat.h"
 #include "sys/systemd_manager.h"
 
 namespace nr::daemon {
-
-bool is_stopped_state(const std::string& active_state)
-{
-    return active_state == "inactive" || active_state == "failed";
-}
 
 void SessionRegistry::track(const std::string& unit, const sdbus::ObjectPath& path, const std::string& owner,
                             const std::string& chat, const std::string& job)
@@ -24,7 +20,7 @@ void SessionRegistry::track(const std::string& unit, const sdbus::ObjectPath& pa
                 return;
             }
             const auto state = changed.find("ActiveState");
-            if (state != changed.end() && is_stopped_state(state->second.get<std::string>())) {
+            if (state != changed.end() && core::is_stopped_state(state->second.get<std::string>())) {
                 finished_.insert(unit);
             }
         });

@@ -55,6 +55,4 @@ private:
     std::set<std::string> finished_;
 };
 
-bool is_stopped_state(const std::string& active_state);
-
 } // namespace nr::daemon

@@ -1,8 +1,7 @@
 #include "launcher/launch_steps.h"
 
 #include "core/error.h"
-#include "dbus/native_runtime_launcher_proxy.h"
-#include "sys/bus_compat.h"
+#include "sys/helper_proxy.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -21,21 +20,6 @@ namespace {
 
 using core::ErrorKind;
 using core::fail;
-
-class LauncherProxy final : public sdbus::ProxyInterfaces<org::metis::NativeRuntime1::Launcher_proxy> {
-public:
-    explicit LauncherProxy(sdbus::IConnection& connection)
-        : ProxyInterfaces(connection, sys::BusName{"org.metis.NativeRuntime1"},
-                          sdbus::ObjectPath{"/org/metis/NativeRuntime1"})
-    {
-        registerProxy();
-    }
-    ~LauncherProxy() { unregisterProxy(); }
-    LauncherProxy(const LauncherProxy&) = delete;
-    LauncherProxy& operator=(const LauncherProxy&) = delete;
-    LauncherProxy(LauncherProxy&&) = delete;
-    LauncherProxy& operator=(LauncherProxy&&) = delete;
-};
 
 std::vector<char*> c_strings(const std::vector<std::string>& items)
 {
@@ -61,7 +45,7 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
 {
     try {
         auto connection = sdbus::createSystemBusConnection();
-        LauncherProxy proxy(*connection);
+        sys::LauncherProxy proxy(*connection);
         const auto [argv, env, rules, kill_foreign, base, dirs, admission_queue, checked] = proxy.Claim(token);
         core::LaunchSpec spec;
         spec.bwrap_argv = argv;

@@ -4,6 +4,7 @@
 // directories, and starts bwrap with the seccomp filter attached, staying
 // its parent (launcher/supervisor.h) until the sandbox ends.
 
+#include "core/cli_exit.h"
 #include "core/denial_tally.h"
 #include "core/error.h"
 #include "core/sandbox_args.h"
@@ -26,8 +27,6 @@
 #include <vector>
 
 namespace {
-
-constexpr int kLaunchFailedStatus = 125;
 
 std::string token_from_args(int argc, char** argv)
 {
@@ -101,5 +100,5 @@ int main(int argc, char** argv)
     } catch (const std::exception& e) {
         launch_failed(std::string("LaunchFailed: ") + e.what());
     }
-    return kLaunchFailedStatus;
+    return nr::core::kExitLaunchFailed;
 }

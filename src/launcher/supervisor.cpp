@@ -1,7 +1,9 @@
 #include "launcher/supervisor.h"
 
+#include "core/cli_exit.h"
 #include "core/denial_tally.h"
 #include "core/error.h"
+#include "core/journal_fields.h"
 #include "sys/journal_writer.h"
 #include "sys/output_watch.h"
 #include "sys/seccomp_notify.h"
@@ -27,8 +29,6 @@ namespace {
 using core::ErrorKind;
 using core::fail;
 
-constexpr int kLaunchFailedStatus = 125;
-constexpr int kSignalStatusBase = 128;
 // At most this many denial records per interval per session; the summary
 // at the end has every count (journald's own per-unit rate limit is a
 // second bound).
@@ -58,16 +58,16 @@ sigset_t stop_signals()
         sigaddset(&only, sig);
         sigprocmask(SIG_UNBLOCK, &only, nullptr);
         (void)raise(sig);
-        _exit(kSignalStatusBase + sig); // a signal whose default is not to die
+        _exit(core::kExitSignalBase + sig); // a signal whose default is not to die
     }
-    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : kLaunchFailedStatus);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : core::kExitLaunchFailed);
 }
 
 [[noreturn]] void child_failed(const std::string& message)
 {
     std::cerr << "native-runtime-launch: " << message << '\n';
     sys::write_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + message));
-    _exit(kLaunchFailedStatus);
+    _exit(core::kExitLaunchFailed);
 }
 
 void answer(sys::NotifyResponder& responder, core::DenialTally& tally)
@@ -78,7 +78,7 @@ void answer(sys::NotifyResponder& responder, core::DenialTally& tally)
     }
     if (tally.note(call->syscall, core::DenialTally::Clock::now())) {
         auto record = core::denial_record(call->syscall, call->errno_value, tally);
-        record.fields.emplace_back("NATIVE_RUNTIME_DENIED_PID", std::to_string(call->pid));
+        record.fields.emplace_back(core::kFieldDeniedPid, std::to_string(call->pid));
         sys::write_log(record);
         tally.mark_logged();
     }
@@ -96,7 +96,7 @@ sys::ChildEnd serve_until_exit(pid_t child, int listener, const std::vector<core
         end = sys::wait_child_or_reader_gone(child, STDOUT_FILENO, listener, [&] { answer(responder, tally); });
     } catch (const core::Error& e) {
         std::cerr << "native-runtime-launch: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        end.wait_status = kLaunchFailedStatus << 8; // as if exited with 125
+        end.wait_status = core::kExitLaunchFailed << 8; // as if exited with 125
     }
     if (tally.total() != 0) {
         sys::write_log(core::denial_summary_record(tally));
@@ -128,7 +128,7 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
             // bwrap must not outlive its supervisor.
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (getppid() != parent) {
-                _exit(kLaunchFailedStatus);
+                _exit(core::kExitLaunchFailed);
             }
             sigprocmask(SIG_SETMASK, &original, nullptr);
             ours.reset();
@@ -145,7 +145,7 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
         } catch (const std::exception& e) {
             child_failed(std::string("LaunchFailed: ") + e.what());
         }
-        _exit(kLaunchFailedStatus);
+        _exit(core::kExitLaunchFailed);
     }
     theirs.reset();
     // The credentials went to the child; this process has no use for them.

@@ -1,5 +1,7 @@
 #include "sys/bus_compat.h"
 
+#include "core/bus_names.h"
+
 #include <utility>
 
 namespace nr::sys {
@@ -84,6 +86,11 @@ BusPoll bus_poll(const sdbus::IConnection& connection)
 }
 
 #endif
+
+sdbus::Error to_bus_error(const core::Error& error)
+{
+    return bus_error(core::bus_error_name(error.kind()), error.what());
+}
 
 std::optional<uid_t> caller_uid(const sdbus::IObject& object)
 {

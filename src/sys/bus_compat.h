@@ -6,6 +6,8 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include "core/error.h"
+
 #include <poll.h>
 #include <sys/types.h>
 
@@ -30,6 +32,9 @@ using BusName = std::string;
 
 // A D-Bus error reply named `name` (2.x wants the strong type Error::Name).
 sdbus::Error bus_error(const std::string& name, const std::string& message);
+
+// The helper's typed reply for a core error: org.metis.NativeRuntime1.Error.<Kind>.
+sdbus::Error to_bus_error(const core::Error& error);
 
 // A proxy for `path` at `service` that uses `connection` (and its loop).
 std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const std::string& service,

@@ -1,6 +1,7 @@
 #include "sys/digest.h"
 
 #include "core/error.h"
+#include "core/hex.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -10,22 +11,6 @@
 
 namespace nr::sys {
 
-namespace {
-
-std::string to_hex(const unsigned char* bytes, std::size_t size)
-{
-    static constexpr const char* kDigits = "0123456789abcdef";
-    std::string out;
-    out.reserve(size * 2);
-    for (std::size_t i = 0; i < size; ++i) {
-        out += kDigits[bytes[i] >> 4U];
-        out += kDigits[bytes[i] & 0x0FU];
-    }
-    return out;
-}
-
-} // namespace
-
 std::string sha256_hex(std::string_view data)
 {
     std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
@@ -33,7 +18,7 @@ std::string sha256_hex(std::string_view data)
     if (EVP_Digest(data.data(), data.size(), out.data(), &size, EVP_sha256(), nullptr) != 1) {
         core::fail(core::ErrorKind::ReceiptInvalid, "SHA-256 failed");
     }
-    return to_hex(out.data(), size);
+    return core::to_hex({reinterpret_cast<const char*>(out.data()), size});
 }
 
 std::string hmac_sha256_hex(std::string_view key, std::string_view data)
@@ -44,7 +29,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data)
              reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(), &size) == nullptr) {
         core::fail(core::ErrorKind::ReceiptInvalid, "HMAC-SHA-256 failed");
     }
-    return to_hex(out.data(), size);
+    return core::to_hex({reinterpret_cast<const char*>(out.data()), size});
 }
 
 bool equal_in_constant_time(std::string_view a, std::string_view b)

@@ -1,5 +1,6 @@
 #include "sys/dropin_files.h"
 
+#include "sys/random_token.h"
 #include "sys/unique_fd.h"
 
 #include <fcntl.h>
@@ -9,7 +10,6 @@
 #include <array>
 #include <cerrno>
 #include <filesystem>
-#include <random>
 #include <system_error>
 
 namespace nr::sys {
@@ -71,12 +71,12 @@ bool ensure_directory(const std::string& dir)
 
 std::string temp_name(std::string_view name)
 {
-    std::random_device device;
+    constexpr std::size_t kNameBytes = 4;
     // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict
     // inside char_traits for the equivalent chain of operator+.
     std::string temp = ".";
-    temp.append(name).append(".").append(std::to_string(device())).append(".tmp");
-    return temp;
+    temp.append(name).append(".").append(random_hex(kNameBytes, core::ErrorKind::ConfigInvalid, "a temporary name"));
+    return temp.append(".tmp");
 }
 
 } // namespace

@@ -3,11 +3,11 @@
 #include "core/error.h"
 #include "core/path_policy.h"
 #include "sys/digest.h"
+#include "sys/random_token.h"
 #include "sys/safe_dirs.h"
 #include "sys/safe_files.h"
 
 #include <dirent.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,10 +57,7 @@ struct stat stat_of(int fd, const std::string& shown)
 
 std::string create_key(int parent, const std::string& name, const std::string& path)
 {
-    std::array<char, kKeyBytes> bytes{};
-    if (getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-        fail(ErrorKind::ConfigInvalid, "no randomness for the receipt key");
-    }
+    const auto bytes = random_bytes(kKeyBytes, ErrorKind::ConfigInvalid, "the receipt key");
     const int fd = openat(parent, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         fail(ErrorKind::ConfigInvalid, "cannot create the receipt key " + path + ": " + std::strerror(errno));
@@ -70,7 +67,7 @@ std::string create_key(int parent, const std::string& name, const std::string& p
         unlinkat(parent, name.c_str(), 0);
         fail(ErrorKind::ConfigInvalid, "cannot write the receipt key " + path);
     }
-    return {bytes.data(), bytes.size()};
+    return bytes;
 }
 
 } // namespace

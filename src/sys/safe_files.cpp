@@ -1,8 +1,8 @@
 #include "sys/safe_files.h"
 
 #include "core/error.h"
+#include "sys/random_token.h"
 
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,17 +60,8 @@ std::string shown_name(const std::vector<std::string>& names)
 
 std::string temporary_name()
 {
-    std::array<unsigned char, 12> bytes{};
-    if (getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
-        fail(ErrorKind::UnsafeFile, "no randomness for a temporary name");
-    }
-    static constexpr const char* kDigits = "0123456789abcdef";
-    std::string out = ".nr-write-";
-    for (const auto b : bytes) {
-        out += kDigits[b >> 4U];
-        out += kDigits[b & 0x0FU];
-    }
-    return out;
+    constexpr std::size_t kNameBytes = 12;
+    return ".nr-write-" + random_hex(kNameBytes, ErrorKind::UnsafeFile, "a temporary name");
 }
 
 void write_all(int fd, std::string_view data, const std::string& shown)

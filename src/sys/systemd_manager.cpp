@@ -1,6 +1,7 @@
 #include "sys/systemd_manager.h"
 
 #include "core/error.h"
+#include "core/unit_state.h"
 #include "sys/bus_compat.h"
 
 #include <systemd/sd-bus.h>
@@ -217,6 +218,13 @@ sdbus::Variant SystemdManager::unit_property(const sdbus::ObjectPath& path, cons
     } catch (const sdbus::Error& e) {
         fail(ErrorKind::SystemdFailure, "reading " + name + " of " + std::string(path) + ": " + e.getMessage());
     }
+}
+
+bool SystemdManager::unit_ended(const sdbus::ObjectPath& path)
+{
+    const auto left_inactive =
+        unit_property(path, kUnitInterface, "InactiveExitTimestampMonotonic").get<std::uint64_t>();
+    return core::unit_has_ended(unit_property(path, kUnitInterface, "ActiveState").get<std::string>(), left_inactive);
 }
 
 sdbus::Variant SystemdManager::manager_property(const std::string& name)

@@ -80,6 +80,9 @@ public:
     // A property of the manager object itself, e.g. "Version".
     sdbus::Variant manager_property(const std::string& name);
     UnitEnd read_end(const sdbus::ObjectPath& path);
+    // Whether the unit has ended (core::unit_has_ended), its properties
+    // read in the order that rule needs. Throws SystemdFailure.
+    bool unit_ended(const sdbus::ObjectPath& path);
     // LogExtraFields of a service unit as NAME=value strings.
     std::vector<std::string> log_extra_fields(const sdbus::ObjectPath& path);
 

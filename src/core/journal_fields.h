@@ -1,0 +1,63 @@
+#pragma once
+// Every NATIVE_RUNTIME_* journal field the three binaries write or match,
+// in one place (docs/operator-guide.md shows how to query them). Writers
+// and readers both name them from here, so a rename cannot split them.
+
+#include <string>
+#include <string_view>
+
+namespace nr::core {
+
+// What a record is about (core::add_session; the unit's LogExtraFields=, so
+// journald adds them to everything the session's own processes log).
+inline constexpr const char* kFieldOwner = "NATIVE_RUNTIME_OWNER";
+inline constexpr const char* kFieldChat = "NATIVE_RUNTIME_CHAT";
+inline constexpr const char* kFieldJob = "NATIVE_RUNTIME_JOB";
+inline constexpr const char* kFieldUnit = "NATIVE_RUNTIME_UNIT";
+inline constexpr const char* kFieldAdapter = "NATIVE_RUNTIME_ADAPTER";
+
+// The worker a session is bound to (LogExtraFields=; read back on adoption).
+inline constexpr const char* kFieldWorker = "NATIVE_RUNTIME_WORKER";
+
+// Who asked, from the bus credentials.
+inline constexpr const char* kFieldCallerUid = "NATIVE_RUNTIME_CALLER_UID";
+inline constexpr const char* kFieldCallerPid = "NATIVE_RUNTIME_CALLER_PID";
+inline constexpr const char* kFieldRunAsUid = "NATIVE_RUNTIME_RUN_AS_UID";
+
+// A refused request.
+inline constexpr const char* kFieldMethod = "NATIVE_RUNTIME_METHOD";
+inline constexpr const char* kFieldError = "NATIVE_RUNTIME_ERROR";
+
+// How a session ended or was stopped.
+inline constexpr const char* kFieldResult = "NATIVE_RUNTIME_RESULT";
+inline constexpr const char* kFieldExitCode = "NATIVE_RUNTIME_EXIT_CODE";
+inline constexpr const char* kFieldExitStatus = "NATIVE_RUNTIME_EXIT_STATUS";
+inline constexpr const char* kFieldRuntimeUsec = "NATIVE_RUNTIME_RUNTIME_USEC";
+inline constexpr const char* kFieldMemoryPeak = "NATIVE_RUNTIME_MEMORY_PEAK";
+inline constexpr const char* kFieldTasksPeak = "NATIVE_RUNTIME_TASKS_PEAK";
+inline constexpr const char* kFieldCpuUsageNsec = "NATIVE_RUNTIME_CPU_USAGE_NSEC";
+inline constexpr const char* kFieldStopReason = "NATIVE_RUNTIME_STOP_REASON";
+
+// Syscalls the launcher's supervised filter refused.
+inline constexpr const char* kFieldSyscall = "NATIVE_RUNTIME_SYSCALL";
+inline constexpr const char* kFieldErrno = "NATIVE_RUNTIME_ERRNO";
+inline constexpr const char* kFieldDeniedPid = "NATIVE_RUNTIME_DENIED_PID";
+inline constexpr const char* kFieldDeniedCount = "NATIVE_RUNTIME_DENIED_COUNT";
+inline constexpr const char* kFieldDeniedTotal = "NATIVE_RUNTIME_DENIED_TOTAL";
+inline constexpr const char* kFieldSuppressed = "NATIVE_RUNTIME_SUPPRESSED";
+inline constexpr const char* kFieldDenials = "NATIVE_RUNTIME_DENIALS";
+
+// The helper itself, its preflight gate, file edits and drop-ins.
+inline constexpr const char* kFieldVersion = "NATIVE_RUNTIME_VERSION";
+inline constexpr const char* kFieldPreflight = "NATIVE_RUNTIME_PREFLIGHT";
+inline constexpr const char* kFieldPreflightCanary = "NATIVE_RUNTIME_PREFLIGHT_CANARY";
+inline constexpr const char* kFieldReceipt = "NATIVE_RUNTIME_RECEIPT";
+inline constexpr const char* kFieldDropinUnit = "NATIVE_RUNTIME_DROPIN_UNIT";
+
+// "NAME=value": a journalctl match, or one entry of LogExtraFields=.
+inline std::string field_assignment(std::string_view name, std::string_view value)
+{
+    return std::string(name).append("=").append(value);
+}
+
+} // namespace nr::core
