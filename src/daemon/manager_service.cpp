@@ -387,9 +387,7 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
     });
 }
 
-std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<ManagerService::SeccompRuleWire>, bool,
-           std::string, std::vector<std::string>, std::string, std::vector<ManagerService::CheckedDirWire>>
-ManagerService::Claim(const std::string& token)
+sys::ClaimReply ManagerService::Claim(const std::string& token)
 {
     touch();
     // The unit is the caller's own, from its cgroup: named in the refusal.
@@ -402,20 +400,7 @@ ManagerService::Claim(const std::string& token)
         if (!spec) {
             fail(ErrorKind::AccessDenied, "no launch is waiting for this caller (unit '" + unit + "')");
         }
-        std::vector<SeccompRuleWire> rules;
-        for (const auto& rule : spec->seccomp.denied) {
-            std::vector<ArgumentMatchWire> when;
-            if (rule.when) {
-                when.emplace_back(rule.when->index, rule.when->mask, rule.when->value);
-            }
-            rules.emplace_back(rule.name, rule.errno_value, when);
-        }
-        std::vector<CheckedDirWire> checked;
-        for (const auto& dir : spec->checked_dirs) {
-            checked.emplace_back(dir.path, dir.device, dir.inode);
-        }
-        return std::make_tuple(spec->bwrap_argv, spec->environment, rules, spec->seccomp.kill_foreign_abis,
-                               spec->dirs.base, spec->dirs.relative, spec->admission.queue_dir, checked);
+        return sys::to_claim_reply(core::encode_launch_spec(*spec));
     });
 }
 
