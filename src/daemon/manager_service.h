@@ -85,9 +85,9 @@ private:
     sys::ClaimReply Claim(const std::string& token) override;
     void ReportWaiting(const uint32_t& ahead) override;
 
-    // Stops the just-started unit and throws HardeningNotApplied when
-    // systemd's effective value of a planned property is weaker.
-    void refuse_unless_applied(const core::SessionPlan& plan, const std::string& token, const sdbus::ObjectPath& path);
+    // Throws HardeningNotApplied when systemd's effective value of a planned
+    // property is weaker (start_session's StartRollback then stops the unit).
+    void refuse_unless_applied(const core::SessionPlan& plan, const sdbus::ObjectPath& path);
     // Caps the owner's slice as configured; HardeningNotApplied if systemd
     // reports a weaker value than asked for.
     void apply_owner_limits(const std::string& slice);
