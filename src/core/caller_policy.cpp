@@ -3,6 +3,7 @@
 #include "core/error.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace nr::core {
 
@@ -50,6 +51,18 @@ std::string decide_run_as_user(const CallerPolicy& policy, const CallerIdentity&
 bool may_manage_session(uid_t caller_uid, uid_t session_uid)
 {
     return caller_uid == 0 || caller_uid == session_uid;
+}
+
+bool may_access_session(uid_t caller_uid, std::string_view unit_user, SessionAccess access)
+{
+    uid_t session_uid = 0;
+    const auto* end = unit_user.data() + unit_user.size();
+    const auto [ptr, ec] = std::from_chars(unit_user.data(), end, session_uid);
+    if (unit_user.empty() || ec != std::errc() || ptr != end || (unit_user.size() > 1 && unit_user.front() == '0')) {
+        return false;
+    }
+    return access == SessionAccess::OwnerOrRoot ? may_manage_session(caller_uid, session_uid)
+                                                : caller_uid == session_uid;
 }
 
 } // namespace nr::core

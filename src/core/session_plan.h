@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/launch_spec.h"
 #include "core/sandbox_args.h"
 #include "core/seccomp_rules.h"
 #include "core/unit_properties.h"
@@ -31,35 +32,6 @@ struct RunAsUser {
     std::string name;
     uid_t uid = 0;
     gid_t gid = 0;
-};
-
-// Directories the launcher creates as the session user before exec, each
-// relative to `base` and walked component by component without following
-// symlinks.
-struct PrivateDirs {
-    std::string base;
-    std::vector<std::string> relative;
-};
-
-// A directory the helper checked before starting the unit (a requested
-// workspace, a provider session directory), by the identity it had then.
-// The launcher opens it again, refuses it unless it is the same directory,
-// and has bwrap bind that descriptor (--bind-fd) instead of the path name,
-// so swapping a path component after the check changes nothing.
-struct CheckedDir {
-    std::string path;
-    std::uint64_t device = 0;
-    std::uint64_t inode = 0;
-};
-
-struct LaunchSpec {
-    std::vector<std::string> bwrap_argv;
-    std::vector<CheckedDir> checked_dirs;
-    std::vector<std::string> environment;
-    SeccompPolicy seccomp;
-    PrivateDirs dirs;
-    // Host-auth queue the launcher waits in (relative to dirs.base).
-    AdmissionSpec admission;
 };
 
 struct SessionPlan {

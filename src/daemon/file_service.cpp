@@ -1,16 +1,15 @@
 #include "daemon/file_service.h"
 
 #include "core/bus_names.h"
-#include "core/caller_policy.h"
 #include "core/error.h"
 #include "core/file_area.h"
 #include "core/ids.h"
 #include "core/journal_fields.h"
 #include "core/relative_path.h"
+#include "daemon/handler_steps.h"
 #include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/digest.h"
-#include "sys/identity.h"
 #include "sys/journal_writer.h"
 #include "sys/random_token.h"
 #include "sys/receipt_store.h"
@@ -164,20 +163,11 @@ FileService::~FileService()
 
 sys::FsCredentials FileService::authorize(const std::string& run_as_user) const
 {
-    const auto uid = sys::caller_uid(getObject());
-    if (!uid) {
-        fail(ErrorKind::AccessDenied, "no caller credentials");
-    }
-    const auto caller = sys::lookup_caller(*uid);
-    const auto name = core::decide_run_as_user(config_.callers, caller, run_as_user);
-    const auto user = sys::lookup_user(name);
-    if (!user) {
-        fail(ErrorKind::AccessDenied, "run-as user " + name + " does not exist");
-    }
-    if (user->uid == 0) {
+    const auto user = resolve_run_as_user(config_.callers, require_caller_uid(getObject()), run_as_user);
+    if (user.uid == 0) {
         fail(ErrorKind::AccessDenied, "file operations never run as root");
     }
-    return sys::credentials_of(user->uid);
+    return sys::credentials_of(user.uid);
 }
 
 std::tuple<sdbus::UnixFd, uint64_t> FileService::OpenForRead(const std::string& owner, const std::string& chat,

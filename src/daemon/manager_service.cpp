@@ -11,6 +11,7 @@
 #include "core/start_options.h"
 #include "core/unit_name.h"
 #include "core/unit_state.h"
+#include "daemon/handler_steps.h"
 #include "daemon/request_log.h"
 #include "sys/bus_compat.h"
 #include "sys/bus_options.h"
@@ -35,13 +36,6 @@ using core::fail;
 
 constexpr auto kClaimDeadline = std::chrono::seconds(120);
 constexpr const char* kSliceInterface = "org.freedesktop.systemd1.Slice";
-
-void log_trouble(const std::string& unit, const std::string& message)
-{
-    auto record = core::log_record(core::LogEvent::HelperTrouble, message);
-    core::add_session(record, core::SessionRef{{}, {}, {}, unit});
-    sys::write_log(record);
-}
 
 std::string unit_of_pid(pid_t pid)
 {
@@ -76,20 +70,12 @@ ManagerService::~ManagerService()
 
 uid_t ManagerService::caller_uid() const
 {
-    const auto id = sys::caller_uid(getObject());
-    if (!id) {
-        fail(ErrorKind::AccessDenied, "no caller credentials");
-    }
-    return *id;
+    return require_caller_uid(getObject());
 }
 
 pid_t ManagerService::caller_pid() const
 {
-    const auto id = sys::caller_pid(getObject());
-    if (!id) {
-        fail(ErrorKind::AccessDenied, "no caller credentials");
-    }
-    return *id;
+    return require_caller_pid(getObject());
 }
 
 void ManagerService::touch()
@@ -110,12 +96,7 @@ void ManagerService::StartSession(StartReply&& result, std::string owner, std::s
         core::validate_id(core::IdKind::Chat, chat);
 
         // authorize: identity from the bus credentials, never the payload.
-        const auto caller = sys::lookup_caller(caller_uid());
-        const auto run_as_name = core::decide_run_as_user(config_.callers, caller, run_as_user);
-        const auto user = sys::lookup_user(run_as_name);
-        if (!user) {
-            fail(ErrorKind::AccessDenied, "run-as user " + run_as_name + " does not exist");
-        }
+        const auto user = resolve_run_as_user(config_.callers, caller_uid(), run_as_user);
         // Recorded so that a later helper instance can still tie the session
         // to the connection that started it (see adopt_running_sessions).
         const auto sender = sys::caller_bus_name(getObject());
@@ -124,14 +105,14 @@ void ManagerService::StartSession(StartReply&& result, std::string owner, std::s
         }
         std::array<sdbus::UnixFd, 3> stdio{std::move(stdin_fd), std::move(stdout_fd), std::move(stderr_fd)};
         // The host's prerequisites, before anything is planned.
-        if (gate_.ready(*user)) {
-            const auto [unit, path] = start_session(request, *user, *sender, current_caller(getObject()), stdio);
+        if (gate_.ready(user)) {
+            const auto [unit, path] = start_session(request, user, *sender, current_caller(getObject()), stdio);
             result.returnResults(unit, path);
             return;
         }
-        gate_.start_canary(*user);
+        gate_.start_canary(user);
         waiting_starts_.push_back(
-            {std::move(result), std::move(request), *user, *sender, current_caller(getObject()), std::move(stdio)});
+            {std::move(result), std::move(request), user, *sender, current_caller(getObject()), std::move(stdio)});
     });
 }
 
@@ -232,23 +213,20 @@ std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const c
     }
     apply_owner_limits(plan.slice);
     // act: register the spec before the unit exists so the launcher can
-    // never race ahead of it; withdraw it if systemd refuses.
+    // never race ahead of it; until commit, any failure below withdraws it.
+    StartRollback rollback(claims_, sessions_, systemd_, token, plan.unit_name);
     claims_.add(
         token, PendingLaunch{plan.unit_name, user.uid, plan.launch, std::chrono::steady_clock::now() + kClaimDeadline});
     // Watch before starting: the unit's object path is a pure function
     // of its name, and a session that ends at once must not be missed.
     const auto path = sys::unit_object_path(plan.unit_name);
     sessions_.track(plan.unit_name, path, request.owner, request.chat, request.job);
-    try {
-        systemd_.start_transient(plan.unit_name, plan.properties, stdio);
-    } catch (...) {
-        claims_.remove(token);
-        sessions_.forget(plan.unit_name);
-        throw;
-    }
+    systemd_.start_transient(plan.unit_name, plan.properties, stdio);
+    rollback.unit_started(path);
     // The launcher's Claim waits in the bus queue behind this handler,
     // so a unit that fails the check never receives its spec.
-    refuse_unless_applied(plan, token, path);
+    refuse_unless_applied(plan, path);
+    rollback.commit();
     bind_to_worker(request.adapter, worker, plan.unit_name);
     std::string caller_text;
     if (caller.uid) {
@@ -273,8 +251,7 @@ std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const c
     return {plan.unit_name, path};
 }
 
-void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const std::string& token,
-                                           const sdbus::ObjectPath& path)
+void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const sdbus::ObjectPath& path)
 {
     std::optional<core::Weakening> weakening;
     std::string failure;
@@ -288,18 +265,8 @@ void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const 
     if (!weakening && failure.empty()) {
         return;
     }
-    // Fail closed: withdraw the spec, stop the unit and let it go. The
-    // caller gets an error, not a session, so no end is reported; and a
-    // unit stopped before it left "inactive" would never look ended to
-    // housekeeping, leaving AddRef's reference to hold it loaded for good.
-    claims_.remove(token);
-    sessions_.forget(plan.unit_name);
-    try {
-        systemd_.stop(plan.unit_name);
-    } catch (const core::Error& e) {
-        log_trouble(plan.unit_name, "could not stop " + plan.unit_name + ": " + e.what());
-    }
-    systemd_.unref(path);
+    // Fail closed: the caller's StartRollback withdraws the spec, stops the
+    // unit and lets it go.
     if (!failure.empty()) {
         fail(ErrorKind::SystemdFailure, "could not confirm the hardening of " + plan.unit_name + ": " + failure);
     }
@@ -370,12 +337,9 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
         if (!path) {
             fail(ErrorKind::NoSuchSession, "no session for owner " + owner + " and chat " + chat);
         }
-        const auto user = systemd_.unit_property(*path, sys::kServiceInterface, "User").get<std::string>();
         const auto caller = caller_uid();
-        if (!core::may_manage_session(caller, static_cast<uid_t>(std::strtoul(user.c_str(), nullptr, 10))) ||
-            user.empty()) {
-            fail(ErrorKind::AccessDenied, "the session belongs to another user");
-        }
+        require_session_access(systemd_, *path, caller, core::SessionAccess::OwnerOrRoot,
+                               "the session belongs to another user");
         auto record = core::log_record(core::LogEvent::SessionStopped, "stopping " + unit + " at the request of uid " +
                                                                            std::to_string(caller) + " pid " +
                                                                            std::to_string(caller_pid()));
@@ -388,9 +352,7 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
     });
 }
 
-std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<ManagerService::SeccompRuleWire>, bool,
-           std::string, std::vector<std::string>, std::string, std::vector<ManagerService::CheckedDirWire>>
-ManagerService::Claim(const std::string& token)
+sys::ClaimReply ManagerService::Claim(const std::string& token)
 {
     touch();
     // The unit is the caller's own, from its cgroup: named in the refusal.
@@ -403,20 +365,7 @@ ManagerService::Claim(const std::string& token)
         if (!spec) {
             fail(ErrorKind::AccessDenied, "no launch is waiting for this caller (unit '" + unit + "')");
         }
-        std::vector<SeccompRuleWire> rules;
-        for (const auto& rule : spec->seccomp.denied) {
-            std::vector<ArgumentMatchWire> when;
-            if (rule.when) {
-                when.emplace_back(rule.when->index, rule.when->mask, rule.when->value);
-            }
-            rules.emplace_back(rule.name, rule.errno_value, when);
-        }
-        std::vector<CheckedDirWire> checked;
-        for (const auto& dir : spec->checked_dirs) {
-            checked.emplace_back(dir.path, dir.device, dir.inode);
-        }
-        return std::make_tuple(spec->bwrap_argv, spec->environment, rules, spec->seccomp.kill_foreign_abis,
-                               spec->dirs.base, spec->dirs.relative, spec->admission.queue_dir, checked);
+        return sys::to_claim_reply(core::encode_launch_spec(*spec));
     });
 }
 
@@ -428,11 +377,11 @@ void ManagerService::ReportWaiting(const uint32_t& ahead)
         // helper tracks, running with that unit's UID (User= is numeric).
         const auto unit = unit_of_pid(caller_pid());
         const auto* session = sessions_.find(unit);
-        if (session == nullptr ||
-            systemd_.unit_property(session->path, sys::kServiceInterface, "User").get<std::string>() !=
-                std::to_string(caller_uid())) {
-            fail(ErrorKind::AccessDenied, "only a session's own launcher may report its wait");
+        constexpr const char* kRefusal = "only a session's own launcher may report its wait";
+        if (session == nullptr) {
+            fail(ErrorKind::AccessDenied, kRefusal);
         }
+        require_session_access(systemd_, session->path, caller_uid(), core::SessionAccess::OwnerOnly, kRefusal);
         emitSessionWaiting(session->unit, session->owner, session->chat, session->job, ahead);
     });
 }

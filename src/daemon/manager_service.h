@@ -16,6 +16,7 @@
 #include "daemon/worker_watch.h"
 #include "dbus/native_runtime_adaptor.h"
 #include "dbus/native_runtime_launcher_adaptor.h"
+#include "sys/launch_spec_bus.h"
 #include "sys/systemd_manager.h"
 
 namespace nr::daemon {
@@ -80,19 +81,13 @@ private:
     void StopSession(const std::string& owner, const std::string& chat) override;
     std::string Version() override;
     uint32_t ActiveSessions() override;
-    // Launcher.Claim's a(sia(utt)): (name, errno, [(argument index, mask, value)]).
-    using ArgumentMatchWire = sdbus::Struct<uint32_t, uint64_t, uint64_t>;
-    using SeccompRuleWire = sdbus::Struct<std::string, int32_t, std::vector<ArgumentMatchWire>>;
-    // Launcher.Claim's a(stt): (path, device, inode) of each checked directory.
-    using CheckedDirWire = sdbus::Struct<std::string, uint64_t, uint64_t>;
-    std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<SeccompRuleWire>, bool, std::string,
-               std::vector<std::string>, std::string, std::vector<CheckedDirWire>>
-    Claim(const std::string& token) override;
+    // The launch spec, encoded by core::encode_launch_spec (sys/launch_spec_bus.h).
+    sys::ClaimReply Claim(const std::string& token) override;
     void ReportWaiting(const uint32_t& ahead) override;
 
-    // Stops the just-started unit and throws HardeningNotApplied when
-    // systemd's effective value of a planned property is weaker.
-    void refuse_unless_applied(const core::SessionPlan& plan, const std::string& token, const sdbus::ObjectPath& path);
+    // Throws HardeningNotApplied when systemd's effective value of a planned
+    // property is weaker (start_session's StartRollback then stops the unit).
+    void refuse_unless_applied(const core::SessionPlan& plan, const sdbus::ObjectPath& path);
     // Caps the owner's slice as configured; HardeningNotApplied if systemd
     // reports a weaker value than asked for.
     void apply_owner_limits(const std::string& slice);

@@ -4,6 +4,7 @@
 #include "core/journal_fields.h"
 #include "core/log_event.h"
 #include "core/preflight.h"
+#include "daemon/handler_steps.h"
 #include "sys/canary_cache.h"
 #include "sys/host_facts.h"
 #include "sys/journal_writer.h"
@@ -143,6 +144,7 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
         const sys::UniqueFd write_end(pipe_fds[1]);
         const sys::UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
         run.path = sys::unit_object_path(core::kCanaryUnit);
+        StartRollback rollback(claims_, watch_, systemd_, run.token, core::kCanaryUnit);
         claims_.add(run.token, PendingLaunch{core::kCanaryUnit, user.uid, plan.launch,
                                              std::chrono::steady_clock::now() + kCanaryClaimDeadline});
         watch_.track(core::kCanaryUnit, run.path, "", "", "");
@@ -162,9 +164,8 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
             }
             std::this_thread::sleep_for(kBusyPollInterval);
         }
+        rollback.commit();
     } catch (const core::Error& e) {
-        claims_.remove(run.token);
-        watch_.forget(core::kCanaryUnit);
         core::CanaryOutcome outcome;
         outcome.start_error = e.what();
         verdict_ = finish(outcome, run.record);

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "sys/helper_proxy.h"
+#include "sys/launch_spec_bus.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -46,32 +47,9 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
     try {
         auto connection = sdbus::createSystemBusConnection();
         sys::LauncherProxy proxy(*connection);
-        const auto [argv, env, rules, kill_foreign, base, dirs, admission_queue, checked] = proxy.Claim(token);
-        core::LaunchSpec spec;
-        spec.bwrap_argv = argv;
-        spec.environment = env;
-        for (const auto& rule : rules) {
-            const auto& name = rule.get<0>();
-            const auto& conditions = rule.get<2>();
-            core::SyscallRule decoded{name, rule.get<1>(), std::nullopt};
-            // The helper sends at most one condition per rule; anything else
-            // is not a policy this launcher can apply exactly, so no filter.
-            if (conditions.size() > 1) {
-                fail(ErrorKind::LaunchFailed, "the seccomp rule for " + name + " has more than one condition");
-            }
-            if (!conditions.empty()) {
-                const auto& match = conditions.front();
-                decoded.when = core::ArgumentMatch{match.get<0>(), match.get<1>(), match.get<2>()};
-            }
-            spec.seccomp.denied.push_back(decoded);
-        }
-        spec.seccomp.kill_foreign_abis = kill_foreign;
-        spec.dirs = {base, dirs};
-        spec.admission.queue_dir = admission_queue;
-        for (const auto& dir : checked) {
-            spec.checked_dirs.push_back({dir.get<0>(), dir.get<1>(), dir.get<2>()});
-        }
-        return spec;
+        // Decoded before anything is applied: a spec this launcher could not
+        // apply exactly is refused (LaunchFailed), never applied in part.
+        return core::decode_launch_spec(sys::from_claim_reply(proxy.Claim(token)));
     } catch (const sdbus::Error& e) {
         fail(ErrorKind::LaunchFailed, "claiming the launch spec failed: " + e.getName() + ": " + e.getMessage());
     }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/session_plan.h"
+#include "core/launch_spec.h"
 #include "sys/unique_fd.h"
 
 namespace nr::launcher {

@@ -25,6 +25,7 @@ extern "C" int nr_fuzz_config_one_input(const std::uint8_t* data, std::size_t si
 extern "C" int nr_fuzz_ids_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_relpath_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_receipt_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_launch_spec_one_input(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -70,6 +71,11 @@ int feed_receipt(const std::string& input)
     return nr_fuzz_receipt_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
+int feed_launch_spec(const std::string& input)
+{
+    return nr_fuzz_launch_spec_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
 std::string test_name_for(const fs::path& path)
 {
     std::string name = path.stem().string();
@@ -87,6 +93,7 @@ class AConfigCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AnIdCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ARelativePathCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AReceiptCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class ALaunchSpecCorpusInput : public ::testing::TestWithParam<fs::path> {};
 
 } // namespace
 
@@ -251,5 +258,36 @@ TEST(MutatedReceiptCorpusInputs, PassTheReceiptFuzzHarness)
             }
         }
         ASSERT_NO_THROW(feed_receipt(input)) << "round " << round << ":\n" << input;
+    }
+}
+
+TEST_P(ALaunchSpecCorpusInput, PassesTheLaunchSpecFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_launch_spec(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, ALaunchSpecCorpusInput, ::testing::ValuesIn(corpus_files("launch_spec")),
+                         corpus_test_name);
+
+TEST(MutatedLaunchSpecCorpusInputs, PassTheLaunchSpecFuzzHarness)
+{
+    std::mt19937 rng(20261203U); // fixed seed: a failure reproduces
+    const auto files = corpus_files("launch_spec");
+    ASSERT_FALSE(files.empty());
+    const std::string interesting{'\n', ' ', '/', '.', '=', '0', '9', '-', 'a', 'A', '\0', '\x7f'};
+    for (int round = 0; round < 20000; ++round) {
+        auto input = read_file(files[static_cast<std::size_t>(round) % files.size()]);
+        const auto edits = std::uniform_int_distribution<int>(1, 3)(rng);
+        for (int e = 0; e < edits && !input.empty(); ++e) {
+            const auto at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
+            const auto c = interesting[std::uniform_int_distribution<std::size_t>(0, interesting.size() - 1)(rng)];
+            switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+            case 0: input[at] = c; break;
+            case 1: input.insert(at, 1, c); break;
+            default: input.erase(at, 1); break;
+            }
+        }
+        ASSERT_NO_THROW(feed_launch_spec(input)) << "round " << round << ":\n" << input;
     }
 }

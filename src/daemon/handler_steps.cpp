@@ -1,0 +1,89 @@
+#include "daemon/handler_steps.h"
+
+#include "core/error.h"
+#include "core/log_event.h"
+#include "sys/bus_compat.h"
+#include "sys/identity.h"
+#include "sys/journal_writer.h"
+
+namespace nr::daemon {
+
+using core::ErrorKind;
+using core::fail;
+
+uid_t require_caller_uid(const sdbus::IObject& object)
+{
+    const auto id = sys::caller_uid(object);
+    if (!id) {
+        fail(ErrorKind::AccessDenied, "no caller credentials");
+    }
+    return *id;
+}
+
+pid_t require_caller_pid(const sdbus::IObject& object)
+{
+    const auto id = sys::caller_pid(object);
+    if (!id) {
+        fail(ErrorKind::AccessDenied, "no caller credentials");
+    }
+    return *id;
+}
+
+core::RunAsUser resolve_run_as_user(const core::CallerPolicy& policy, uid_t caller_uid, const std::string& requested)
+{
+    const auto name = core::decide_run_as_user(policy, sys::lookup_caller(caller_uid), requested);
+    const auto user = sys::lookup_user(name);
+    if (!user) {
+        fail(ErrorKind::AccessDenied, "run-as user " + name + " does not exist");
+    }
+    return *user;
+}
+
+void require_session_access(sys::SystemdManager& systemd, const sdbus::ObjectPath& path, uid_t caller_uid,
+                            core::SessionAccess access, const std::string& refusal)
+{
+    const auto user = systemd.unit_property(path, sys::kServiceInterface, "User").get<std::string>();
+    if (!core::may_access_session(caller_uid, user, access)) {
+        fail(ErrorKind::AccessDenied, refusal);
+    }
+}
+
+void log_trouble(const std::string& unit, const std::string& message)
+{
+    auto record = core::log_record(core::LogEvent::HelperTrouble, message);
+    core::add_session(record, core::SessionRef{{}, {}, {}, unit});
+    sys::write_log(record);
+}
+
+StartRollback::StartRollback(ClaimTable& claims, SessionRegistry& sessions, sys::SystemdManager& systemd,
+                             std::string token, std::string unit)
+    : claims_(claims), sessions_(sessions), systemd_(systemd), token_(std::move(token)), unit_(std::move(unit))
+{
+}
+
+StartRollback::~StartRollback()
+{
+    if (!armed_) {
+        return;
+    }
+    // A destructor that runs while the start's error unwinds must not throw.
+    try {
+        // The spec first: the launcher of a unit being undone never gets it.
+        claims_.remove(token_);
+        sessions_.forget(unit_);
+        if (!started_) {
+            return;
+        }
+        try {
+            systemd_.stop(unit_);
+        } catch (const std::exception& e) {
+            log_trouble(unit_, "could not stop " + unit_ + ": " + e.what());
+        }
+        systemd_.unref(*started_);
+    } catch (...) {
+        // Nothing left to do: the unit's end is reported by housekeeping if
+        // it is still watched, and systemd collects it once released.
+    }
+}
+
+} // namespace nr::daemon
