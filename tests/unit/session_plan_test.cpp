@@ -596,7 +596,7 @@ TEST(TheUnitProperties, HaveUniqueNames)
     for (const auto& prop : plan().properties) {
         EXPECT_TRUE(names.insert(prop.name).second) << "duplicate " << prop.name;
     }
-    EXPECT_GE(names.size(), 30U);
+    EXPECT_GE(names.size(), 25U); // fewer since the seccomp-installing properties left the unit
 }
 
 TEST(ACredentialValue, NeverAppearsInAnyUnitProperty)
