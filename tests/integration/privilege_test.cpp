@@ -400,9 +400,14 @@ TEST(APersonalityChangeInsideASession, IsRefusedWithEpermWhileTheQueryStillWorks
 
 // RestrictRealtime= left the unit: LimitRTPRIO=0 and the empty bounding set
 // (no CAP_SYS_NICE, no CAP_SYS_RESOURCE to raise the limit) refuse it.
+// No positive control for SCHED_FIFO itself is possible in this harness:
+// the kernel has RT group scheduling and the private systemd's cgroups (v1)
+// get no realtime runtime, so root is refused too, and root has no
+// CAP_SYS_RESOURCE on this machine kind. What the test pins is the
+// mechanism: the limit the session runs with and that it cannot raise it.
 TEST(RealtimeSchedulingInsideASession, IsRefusedBecauseTheRtprioLimitIsZeroAndCannotBeRaised)
 {
-    EXPECT_EQ(at(root_real(), "sched-fifo"), "ok") << "positive control: CAP_SYS_NICE gets SCHED_FIFO";
+    EXPECT_NE(at(worker_real(), "rtprio-limits"), "(no result)") << "the probe reads the limit outside too";
     EXPECT_EQ(at(inside_real(), "rtprio-limits"), "0/0");
     EXPECT_EQ(at(inside_real(), "raise-rtprio"), "EPERM");
     EXPECT_EQ(at(inside_real(), "sched-fifo"), "EPERM");
