@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/syscall_loop.py: the in-session per-call cost of getpid, stat and
 open+close against baseline A (the session's bwrap, same mounts, no seccomp
-filter, no Landlock) and outside any sandbox, interleaved in one run. Only
+filter, no Landlock), baseline B (that bwrap in a transient unit with the
+session unit's properties) and outside any sandbox, interleaved in one run. Only
 this part of bench/inside.py's table, with more rounds, for the seccomp
 filter stack (docs/security-model.md, "One cacheable filter stack").
 
@@ -22,7 +23,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import inside as bench  # noqa: E402  (the harness's users, variants and helpers)
 
-VARIANTS = ("outside", "A", "session")
+VARIANTS = ("outside", "A", "B", "session")
 
 
 def run_variant(v, var, iterations):
@@ -31,6 +32,8 @@ def run_variant(v, var, iterations):
         return w.run([bench.LOOP, str(iterations)])
     if var == "A":
         return w.run(v.bwrap([bench.LOOP, str(iterations)]))
+    if var == "B":
+        return v.root.run(v.systemd_run([bench.LOOP, str(iterations)]))
     return w.run([bench.CTL, "run", "--owner", bench.OWNERS[1], "--chat", v.next_chat("sl"),
                   "--adapter", "loop", "--", "nr-bench-loop", str(iterations)])
 
@@ -41,6 +44,10 @@ def main():
     conf = bench.read_config(bench.CONFIG)
     bench.setup_users(conf)
     v = bench.Variants(conf, bench.Worker(), {"ok": False})
+    notes, failures = [], []
+    bench.calibrate(v, notes, failures)  # baseline B: the live session unit's properties
+    if failures:
+        bench.die("; ".join(failures))
     rng = random.Random(16)
     per_call = {var: {} for var in VARIANTS}
     filters = {}
@@ -62,11 +69,13 @@ def main():
     print(f"syscall loop: {rounds} rounds of {iterations} calls each, interleaved; "
           f"load average at the end: {os.getloadavg()[0]:.1f}")
     print()
-    print("| call | outside ns | A: bwrap, no filter ns | session ns | session / A | overhead % |")
-    print("|---|---|---|---|---|---|")
+    print("| call | outside ns | A: bwrap, no filter ns | B: systemd-run + bwrap ns | session ns | session / A "
+          "| overhead over A % | session / B |")
+    print("|---|---|---|---|---|---|---|---|")
     for call in sorted(per_call["A"]):
-        o, a, s = (bench.median(per_call[var][call]) for var in VARIANTS)
-        print(f"| {call} | {o:.1f} | {a:.1f} | {s:.1f} | {s / a:.3f} | {100 * (s / a - 1):+.1f} |")
+        o, a, b, s = (bench.median(per_call[var][call]) for var in VARIANTS)
+        print(f"| {call} | {o:.1f} | {a:.1f} | {b:.1f} | {s:.1f} | {s / a:.3f} | {100 * (s / a - 1):+.1f} "
+              f"| {s / b:.3f} |")
     print()
     print("seccomp filters: " + ", ".join(f"{var} {filters.get(var, '?')}" for var in VARIANTS))
 
