@@ -167,18 +167,25 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         {"ProcSubset", std::string("all")},
         {"CapabilityBoundingSet", std::uint64_t{0}},
         {"AmbientCapabilities", std::uint64_t{0}},
-        {"RestrictSUIDSGID", true},
-        {"LockPersonality", true},
-        {"RestrictRealtime", true},
+        // No property that installs a seccomp filter besides the one for
+        // foreign architectures, which inspects no argument: the kernel
+        // decides the agent's hot calls (openat, read, stat, ...) from its
+        // cache only when every filter of the stack allows them without
+        // reading an argument, and systemd installs one to three filters per
+        // property (RestrictSUIDSGID= alone inspects openat's mode). What
+        // LockPersonality=, ProtectKernelLogs=, ProtectClock= and
+        // ProtectKernelModules= refused is in the launcher's program
+        // (core/seccomp_rules.cpp); RestrictRealtime= is LimitRTPRIO=0 with
+        // no CAP_SYS_NICE; RestrictSUIDSGID= is covered by NoNewPrivileges,
+        // nosuid mounts and private directories. The argument per property:
+        // "One cacheable filter stack" in docs/security-model.md.
+        {"LimitRTPRIO", std::uint64_t{0}},
         // Not ProtectKernelTunables: bwrap --disable-userns writes
         // /proc/sys/user/max_user_namespaces inside the new user namespace
         // through the unit's /proc, and fails when it is read-only. The
         // sandbox's own /proc/sys is read-only (bwrap) and the session has
         // no capability that could write it.
-        {"ProtectKernelModules", true},
-        {"ProtectKernelLogs", true},
         {"ProtectControlGroups", true},
-        {"ProtectClock", true},
         {"SystemCallArchitectures", std::vector<std::string>{"native"}},
         {"KillMode", std::string("control-group")},
         {"CollectMode", std::string("inactive-or-failed")},

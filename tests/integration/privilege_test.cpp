@@ -23,12 +23,38 @@ namespace {
 
 using Results = std::map<std::string, std::string>;
 
-const std::vector<std::string> kRealAttempts{
-    "mount",           "unshare-user", "unshare-mount", "clone-newuser", "userns-mount",     "setns",
-    "keyctl",          "add_key",      "request_key",   "ptrace",        "process_vm_readv", "process_vm_writev",
-    "perf_event_open", "bpf",          "userfaultfd",   "open_tree",     "fsopen",           "fspick",
-    "clone3",          "thread",       "spawn",         "tiocsti",       "tiocsti-high",     "tioclinux",
-    "tioclinux-high",  "tiocgwinsz",   "x32-getpid"};
+const std::vector<std::string> kRealAttempts{"mount",
+                                             "unshare-user",
+                                             "unshare-mount",
+                                             "clone-newuser",
+                                             "userns-mount",
+                                             "setns",
+                                             "keyctl",
+                                             "add_key",
+                                             "request_key",
+                                             "ptrace",
+                                             "process_vm_readv",
+                                             "process_vm_writev",
+                                             "perf_event_open",
+                                             "bpf",
+                                             "userfaultfd",
+                                             "open_tree",
+                                             "fsopen",
+                                             "fspick",
+                                             "clone3",
+                                             "thread",
+                                             "spawn",
+                                             "tiocsti",
+                                             "tiocsti-high",
+                                             "tioclinux",
+                                             "tioclinux-high",
+                                             "tiocgwinsz",
+                                             "x32-getpid",
+                                             "personality",
+                                             "personality-query",
+                                             "sched-fifo",
+                                             "raise-rtprio",
+                                             "rtprio-limits"};
 
 // Each denied syscall with an invalid argument; ioctl-tiocgwinsz is an
 // ioctl request the filter does not name.
@@ -59,6 +85,11 @@ const std::vector<std::string> kInvalidAttempts{"mount",
                                                 "finit_module",
                                                 "delete_module",
                                                 "clone3",
+                                                "syslog",
+                                                "adjtimex",
+                                                "clock_adjtime",
+                                                "clock_settime",
+                                                "settimeofday",
                                                 "listen",
                                                 "accept",
                                                 "accept4",
@@ -351,4 +382,43 @@ TEST(AProfileWithNestedUserns, MayCreateUserAndMountNamespacesButNothingElseIsRe
     }
     EXPECT_EQ(at(nested_real(), "clone3"), "ENOSYS");
     EXPECT_EQ(at(nested_real(), "x32-getpid"), "SIGSYS");
+    EXPECT_EQ(at(nested_real(), "personality"), "EPERM");
+    EXPECT_EQ(at(nested_real(), "sched-fifo"), "EPERM");
+    for (const char* name : {"syslog", "adjtimex", "clock_settime", "settimeofday"}) {
+        EXPECT_EQ(at(nested_invalid(), name), "EPERM") << name;
+    }
+}
+
+// LockPersonality= left the unit (docs/security-model.md, "One cacheable
+// filter stack"); the launcher's program keeps its promise.
+TEST(APersonalityChangeInsideASession, IsRefusedWithEpermWhileTheQueryStillWorks)
+{
+    EXPECT_EQ(at(worker_real(), "personality"), "ok") << "positive control: the worker may set READ_IMPLIES_EXEC";
+    EXPECT_EQ(at(inside_real(), "personality"), "EPERM");
+    EXPECT_EQ(at(inside_real(), "personality-query"), "ok");
+}
+
+// RestrictRealtime= left the unit: LimitRTPRIO=0 and the empty bounding set
+// (no CAP_SYS_NICE, no CAP_SYS_RESOURCE to raise the limit) refuse it.
+// No positive control for SCHED_FIFO itself is possible in this harness:
+// the kernel has RT group scheduling and the private systemd's cgroups (v1)
+// get no realtime runtime, so root is refused too, and root has no
+// CAP_SYS_RESOURCE on this machine kind. What the test pins is the
+// mechanism: the limit the session runs with and that it cannot raise it.
+TEST(RealtimeSchedulingInsideASession, IsRefusedBecauseTheRtprioLimitIsZeroAndCannotBeRaised)
+{
+    EXPECT_NE(at(worker_real(), "rtprio-limits"), "(no result)") << "the probe reads the limit outside too";
+    EXPECT_EQ(at(inside_real(), "rtprio-limits"), "0/0");
+    EXPECT_EQ(at(inside_real(), "raise-rtprio"), "EPERM");
+    EXPECT_EQ(at(inside_real(), "sched-fifo"), "EPERM");
+}
+
+// ProtectKernelLogs= and ProtectClock= left the unit: their calls are the
+// launcher's program's (also in EveryDeniedSyscall, with root as control).
+TEST(TheKernelLogAndClockSettingInsideASession, AreRefusedWithEpermBeforeTheKernelReadsAnArgument)
+{
+    for (const char* name : {"syslog", "adjtimex", "clock_adjtime", "clock_settime", "settimeofday"}) {
+        EXPECT_NE(at(root_invalid(), name), "EPERM") << "positive control for " << name;
+        EXPECT_EQ(at(inside_invalid(), name), "EPERM") << name;
+    }
 }

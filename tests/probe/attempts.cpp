@@ -11,7 +11,9 @@
 #include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -23,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 
 namespace nr::probe {
@@ -390,6 +393,43 @@ std::string try_x32_getpid()
     return rc == getpid() ? "ok" : "wrong-pid";
 }
 
+// personality(2): a change of flags (READ_IMPLIES_EXEC: every readable
+// mapping executable) and the query, which must keep working.
+std::string try_personality()
+{
+    return result_of(syscall(SYS_personality, static_cast<unsigned long>(READ_IMPLIES_EXEC)));
+}
+
+std::string try_personality_query()
+{
+    return result_of(syscall(SYS_personality, 0xffffffffUL));
+}
+
+// Realtime scheduling for this child: the kernel refuses it without
+// CAP_SYS_NICE unless RLIMIT_RTPRIO allows the priority.
+std::string try_sched_fifo()
+{
+    sched_param param{};
+    param.sched_priority = 1;
+    return result_of(sched_setscheduler(0, SCHED_FIFO, &param));
+}
+
+// Raising RLIMIT_RTPRIO's hard limit needs CAP_SYS_RESOURCE.
+std::string try_raise_rtprio()
+{
+    const rlimit wanted{1, 1};
+    return result_of(setrlimit(RLIMIT_RTPRIO, &wanted));
+}
+
+std::string rtprio_limits()
+{
+    rlimit current{};
+    if (getrlimit(RLIMIT_RTPRIO, &current) != 0) {
+        return errno_symbol(errno);
+    }
+    return std::to_string(current.rlim_cur) + "/" + std::to_string(current.rlim_max);
+}
+
 struct NamedAttempt {
     const char* name;
     Attempt attempt;
@@ -423,6 +463,11 @@ const NamedAttempt kRealAttempts[] = {
     {"tioclinux-high", try_tioclinux_high},
     {"tiocgwinsz", try_tiocgwinsz},
     {"x32-getpid", try_x32_getpid},
+    {"personality", try_personality},
+    {"personality-query", try_personality_query},
+    {"sched-fifo", try_sched_fifo},
+    {"raise-rtprio", try_raise_rtprio},
+    {"rtprio-limits", rtprio_limits},
 };
 
 // An address no process has mapped: the kernel answers EFAULT when it
@@ -459,6 +504,11 @@ const NamedAttempt kInvalidAttempts[] = {
     {"finit_module", [] { return result_of(syscall(SYS_finit_module, -1, kBadPointer, kAllFlags)); }},
     {"delete_module", [] { return result_of(syscall(SYS_delete_module, kBadPointer, 0)); }},
     {"clone3", [] { return result_of(syscall(SYS_clone3, nullptr, 0)); }},
+    {"syslog", [] { return result_of(syscall(SYS_syslog, 0x7fffffff, nullptr, 0)); }}, // no such action: EINVAL
+    {"adjtimex", [] { return result_of(syscall(SYS_adjtimex, kBadPointer)); }},
+    {"clock_adjtime", [] { return result_of(syscall(SYS_clock_adjtime, CLOCK_REALTIME, kBadPointer)); }},
+    {"clock_settime", [] { return result_of(syscall(SYS_clock_settime, CLOCK_REALTIME, kBadPointer)); }},
+    {"settimeofday", [] { return result_of(syscall(SYS_settimeofday, kBadPointer, nullptr)); }},
     {"listen", [] { return result_of(syscall(SYS_listen, -1, 0)); }},
     {"accept", [] { return result_of(syscall(SYS_accept, -1, nullptr, nullptr)); }},
     {"accept4", [] { return result_of(syscall(SYS_accept4, -1, nullptr, nullptr, 0)); }},

@@ -205,7 +205,8 @@ int verb_status()
     std::string line;
     while (std::getline(in, line)) {
         if (line.starts_with("NoNewPrivs:") || line.starts_with("CapEff:") || line.starts_with("CapPrm:") ||
-            line.starts_with("CapBnd:") || line.starts_with("CapAmb:") || line.starts_with("Seccomp:")) {
+            line.starts_with("CapBnd:") || line.starts_with("CapAmb:") || line.starts_with("Seccomp:") ||
+            line.starts_with("Seccomp_filters:")) {
             const auto colon = line.find(':');
             const auto value = line.substr(line.find_first_not_of(" \t", colon + 1));
             std::cout << line.substr(0, colon) << '=' << value << '\n';

@@ -129,9 +129,19 @@ TEST(TheSeccompPolicy, RefusesTiocstiAndTioclinuxWhateverTheHighBitsOfTheRequest
 {
     for (const bool nested : {false, true}) {
         const auto rules = conditional_rules_of(seccomp_policy_for(adapter(NetworkMode::Host, nested)));
-        EXPECT_THAT(rules,
+        std::vector<SyscallRule> ioctl_rules;
+        for (const auto& rule : rules) {
+            if (rule.name == "ioctl") {
+                ioctl_rules.push_back(rule);
+            }
+        }
+        EXPECT_THAT(ioctl_rules,
                     UnorderedElementsAre(SyscallRule{"ioctl", EPERM, ArgumentMatch{1, 0xffffffffULL, TIOCSTI}},
                                          SyscallRule{"ioctl", EPERM, ArgumentMatch{1, 0xffffffffULL, TIOCLINUX}}));
+        const auto policy = seccomp_policy_for(adapter(NetworkMode::Host, nested));
+        EXPECT_EQ(denial_for(policy, "ioctl", {0, TIOCSTI | (0xdeadULL << 32U)}), EPERM);
+        EXPECT_EQ(denial_for(policy, "ioctl", {0, TIOCLINUX}), EPERM);
+        EXPECT_EQ(denial_for(policy, "ioctl", {0, TIOCGWINSZ}), std::nullopt);
     }
     // The kernel truncates the request to 32 bits, so a request with the
     // high bits set must still match the masked comparison.
@@ -161,9 +171,10 @@ TEST(TheSeccompPolicy, ListsNoRuleTwice)
 
 TEST(TheSeccompPolicy, DeniesExactlyTheDocumentedSets)
 {
-    // 6 listener/io_uring + 14 privilege + 12 namespace/mount + clone3 + 2 ioctl.
-    EXPECT_EQ(seccomp_policy_for(adapter(NetworkMode::Host, false)).denied.size(), 35U);
-    EXPECT_EQ(seccomp_policy_for(adapter(NetworkMode::Host, true)).denied.size(), 23U);
+    // 6 listener/io_uring + 14 privilege + 5 kernel log/clock + 12
+    // namespace/mount + clone3 + 2 ioctl + 32 personality comparisons.
+    EXPECT_EQ(seccomp_policy_for(adapter(NetworkMode::Host, false)).denied.size(), 72U);
+    EXPECT_EQ(seccomp_policy_for(adapter(NetworkMode::Host, true)).denied.size(), 60U);
 }
 
 TEST(TheSeccompPolicy, KeepsOutboundNetworkingAndProcessCreationAvailable)
@@ -186,5 +197,98 @@ TEST(TheSeccompPolicy, DoesNotDependOnTheNetworkMode)
     for (const bool nested : {false, true}) {
         EXPECT_EQ(seccomp_policy_for(adapter(NetworkMode::Offline, nested)).denied,
                   seccomp_policy_for(adapter(NetworkMode::Host, nested)).denied);
+    }
+}
+
+TEST(TheSeccompPolicy, DeniesTheKernelLogAndEveryClockSettingCallWithEpermForEveryProfile)
+{
+    // What ProtectKernelLogs= and ProtectClock= refused before they left the unit.
+    for (const bool nested : {false, true}) {
+        const auto denied = denied_of(seccomp_policy_for(adapter(NetworkMode::Host, nested)));
+        for (const char* name : {"syslog", "adjtimex", "clock_adjtime", "clock_settime", "settimeofday"}) {
+            ASSERT_TRUE(denied.contains(name)) << name;
+            EXPECT_EQ(denied.at(name), EPERM) << name;
+        }
+        // Reading clocks stays free (vDSO or not).
+        for (const char* name : {"clock_gettime", "gettimeofday", "clock_getres", "time"}) {
+            EXPECT_FALSE(denied.contains(name)) << name;
+        }
+    }
+}
+
+TEST(TheSeccompPolicy, DeniesLoadingAndRemovingKernelModulesLikeProtectKernelModules)
+{
+    const auto denied = denied_of(seccomp_policy_for(adapter(NetworkMode::Host, true)));
+    for (const char* name : {"init_module", "finit_module", "delete_module"}) {
+        EXPECT_EQ(denied.at(name), EPERM) << name;
+    }
+}
+
+TEST(ThePersonalityRules, LetAProcessQueryItsPersonalityOrKeepPerLinux)
+{
+    const auto policy = seccomp_policy_for(adapter(NetworkMode::Host, false));
+    EXPECT_EQ(denial_for(policy, "personality", {0xffffffffULL}), std::nullopt) << "query";
+    EXPECT_EQ(denial_for(policy, "personality", {0}), std::nullopt) << "PER_LINUX";
+    // The kernel reads an unsigned int: junk in the high half changes nothing.
+    EXPECT_EQ(denial_for(policy, "personality", {0xabcd000000000000ULL}), std::nullopt);
+    EXPECT_EQ(denial_for(policy, "personality", {0xffffffffffffffffULL}), std::nullopt);
+}
+
+TEST(ThePersonalityRules, RefuseEveryOtherExecutionDomainOrFlag)
+{
+    const auto policy = seccomp_policy_for(adapter(NetworkMode::Host, false));
+    // READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, PER_LINUX32, PER_BSD | STICKY_TIMEOUTS.
+    for (const std::uint64_t persona : {0x0400000ULL, 0x0040000ULL, 0x0100000ULL, 0x0008ULL, 0x4000006ULL}) {
+        EXPECT_EQ(denial_for(policy, "personality", {persona}), EPERM) << std::hex << persona;
+        EXPECT_EQ(denial_for(policy, "personality", {persona | (1ULL << 40U)}), EPERM) << std::hex << persona;
+    }
+    // Every value with exactly one bit set or exactly one bit clear, and
+    // every run of ones from either end: the cases nearest 0 and 0xffffffff.
+    for (unsigned bit = 0; bit < 32; ++bit) {
+        const std::uint64_t one = 1ULL << bit;
+        EXPECT_EQ(denial_for(policy, "personality", {one}), EPERM) << bit;
+        EXPECT_EQ(denial_for(policy, "personality", {0xffffffffULL & ~one}), EPERM) << bit;
+        if (bit > 0) {
+            EXPECT_EQ(denial_for(policy, "personality", {one - 1}), EPERM) << bit;
+            EXPECT_EQ(denial_for(policy, "personality", {0xffffffffULL & ~(one - 1)}), EPERM) << bit;
+        }
+    }
+    // A pseudo-random walk through the rest.
+    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 100000; ++i) {
+        x ^= x << 13U;
+        x ^= x >> 7U;
+        x ^= x << 17U;
+        const auto low = x & kLow32Bits;
+        const bool keeps_linux = low == 0 || low == kLow32Bits;
+        EXPECT_EQ(denial_for(policy, "personality", {x}).has_value(), !keeps_linux) << std::hex << x;
+    }
+}
+
+TEST(TheSeccompPolicy, InspectsNoArgumentOfAHotSyscallSoTheKernelCachesItsVerdict)
+{
+    // The calls an agent makes all the time (file access, memory, threads,
+    // time, pipes and sockets of an outbound connection). A rule that reads
+    // an argument of any of them would make every call run every filter.
+    for (const bool nested : {false, true}) {
+        const auto policy = seccomp_policy_for(adapter(NetworkMode::Host, nested));
+        for (const char* name : {"openat",         "open",         "read",       "write",         "pread64",
+                                 "pwrite64",       "readv",        "writev",     "close",         "fstat",
+                                 "newfstatat",     "statx",        "lstat",      "stat",          "lseek",
+                                 "getdents64",     "readlink",     "readlinkat", "access",        "faccessat2",
+                                 "mmap",           "munmap",       "mprotect",   "madvise",       "brk",
+                                 "futex",          "getpid",       "gettid",     "clock_gettime", "rt_sigaction",
+                                 "rt_sigprocmask", "rt_sigreturn", "epoll_wait", "epoll_pwait",   "epoll_ctl",
+                                 "poll",           "ppoll",        "pselect6",   "fcntl",         "dup3",
+                                 "pipe2",          "socket",       "connect",    "sendto",        "recvfrom",
+                                 "sendmsg",        "recvmsg",      "getrandom",  "clone",         "execve",
+                                 "wait4",          "exit_group",   "mkdirat",    "unlinkat",      "renameat2",
+                                 "fchmod",         "fchmodat",     "chmod",      "mkdir",         "creat",
+                                 "mknodat"}) {
+            EXPECT_FALSE(inspects_arguments_of(policy, name)) << name;
+            EXPECT_EQ(denial_for(policy, name, {}), std::nullopt) << name;
+        }
+        EXPECT_TRUE(inspects_arguments_of(policy, "ioctl"));
+        EXPECT_TRUE(inspects_arguments_of(policy, "personality"));
     }
 }
