@@ -56,6 +56,8 @@ WORKLOADS = {
                "expect": "ok"},
 }
 HOLD_ARGV = ["sleep", "3000"]
+# Compared between a session unit and B's, though neither sets them.
+DERIVED_PROPERTIES = ("SystemCallFilter", "RestrictAddressFamilies", "RestrictNamespaces")
 
 
 def die(msg):
@@ -237,6 +239,8 @@ def calibrate(v, notes, failures):
         proc.kill()
         die(f"calibration session {unit} (the planned unit name) never became active: {proc.communicate()[1]}")
     names = [p["name"] for p in v.base_plan("shell", probe)["properties"] if p["systemd_run"] is not None]
+    # Set by neither, but systemd could derive them from what was set.
+    names += [n for n in DERIVED_PROPERTIES if n not in names]
     live = show_props(unit, names)
     out, err = proc.communicate(timeout=60)
     if proc.returncode != 0:
@@ -262,9 +266,9 @@ def calibrate(v, notes, failures):
     if diff:
         failures.append("baseline B unit properties differ from the session's: " + "; ".join(diff))
     else:
-        notes.append(f"baseline B: the {len(names)} unit properties of the plan that systemd-run can set "
-                     f"(nr-plan), verified equal to a live session unit's with `systemctl show` "
-                     f"({', '.join(names)}).")
+        notes.append(f"baseline B: the unit properties of the plan that systemd-run can set (nr-plan), and "
+                     f"{', '.join(DERIVED_PROPERTIES)} as systemd derives them, verified equal to a live session "
+                     f"unit's with `systemctl show` ({', '.join(names)}).")
 
     _, rc, aout, aerr = w.run(v.bwrap("shell", ["sh", "-c", "cat /proc/self/mountinfo"]))
     if rc != 0:
