@@ -6,9 +6,17 @@ variants is shuffled in every round), and every reported figure is set
 against a baseline measured in the same run, because the machines this runs
 on are noisy. Exit status 0 only when every launch of every variant
 succeeded (a peer that cannot run here is reported, not counted).
+
+The baselines are built from the product's own plan, never re-derived here:
+nr-plan (bench/nr_plan.cpp, linked to the helper's core) prints the session
+plan of a request as JSON: the unit name, the unit properties with their
+`systemd-run -p` spelling, and the bwrap command line the launcher runs.
+The figures go to stdout as Markdown and, with --json FILE, as JSON
+(bench/check-table reads that).
 """
 
 import argparse
+import collections
 import datetime
 import grp
 import json
@@ -16,33 +24,40 @@ import os
 import platform
 import pwd
 import random
-import re
 import shutil
 import subprocess
 import sys
 import threading
 import time
 
+from report import (burst_results, cpu_results, fmt, held_results, helper_results, latency_results, loop_results,
+                    median, render, targets)
+
 CONFIG = "/etc/native-runtime/config.yaml"
-LOOP = "/usr/libexec/native-runtime/bench/nr-bench-loop"
+TOOLS = "/usr/libexec/native-runtime/bench"
+LOOP = f"{TOOLS}/nr-bench-loop"
+PLAN = f"{TOOLS}/nr-plan"
 CTL = "/usr/bin/native-runtimectl"
-BWRAP = "/usr/bin/bwrap"
 USER = "nrbench"
 WORKER_GROUP = "native-runtime"
 HELPER_UNIT = "native-runtimed.service"
 OWNERS = ("bencha", "benchb")
 BASE_OWNER = "benchbase"
+BASE_CHAT = "base"
 PATH = "/usr/local/bin:/usr/bin:/bin"
 # The "short sh -c script": builtins, a few forks and a file in /tmp.
 SCRIPT = ("i=0; while [ $i -lt 200 ]; do i=$((i+1)); done; "
           "echo data >/tmp/f; cat /tmp/f >/dev/null; ls / >/dev/null; echo ok")
+# Each workload is an adapter of bench/config.yaml and the argv a worker
+# would send; the plan resolves the command to the adapter's executable.
 WORKLOADS = {
-    "true": {"title": "`/bin/true`", "adapter": "noop", "argv": ["true"],
-             "plain": ["/usr/bin/true"], "expect": ""},
-    "script": {"title": "short `sh -c` script", "adapter": "shell",
-               "argv": ["sh", "-c", SCRIPT], "plain": ["/usr/bin/sh", "-c", SCRIPT],
+    "true": {"title": "`/bin/true`", "adapter": "noop", "argv": ["true"], "expect": ""},
+    "script": {"title": "short `sh -c` script", "adapter": "shell", "argv": ["sh", "-c", SCRIPT],
                "expect": "ok"},
 }
+HOLD_ARGV = ["sleep", "3000"]
+# Compared between a session unit and B's, though neither sets them.
+DERIVED_PROPERTIES = ("SystemCallFilter", "RestrictAddressFamilies", "RestrictNamespaces")
 
 
 def die(msg):
@@ -62,45 +77,27 @@ def sh(argv, check=True, **kw):
     return r
 
 
-# ---------------------------------------------------------------- config
-def read_config(path):
-    """Reads the keys the baselines need from bench/config.yaml.
+# ---------------------------------------------------------------- the plan
+class Plans:
+    """Session plans from nr-plan, by request; the product decides, the
+    bench only reads."""
 
-    Not a YAML parser: it understands the flat shape of that one file
-    (two-space nesting, block lists), and fails on anything else it needs.
-    """
-    conf = {"read_only_paths": [], "allowed_addresses": []}
-    section, key = None, None
-    for raw in open(path, encoding="utf-8"):
-        line = raw.split("#", 1)[0].rstrip()
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        text = line.strip()
-        if indent == 0:
-            section, key = text.rstrip(":").split(":")[0], None
-            if ":" in text and not text.endswith(":"):
-                conf[section] = text.split(":", 1)[1].strip()
-        elif text.startswith("- ") and key:
-            conf.setdefault(key, []).append(text[2:].strip())
-        elif text.endswith(":"):
-            key = text[:-1] if section == "sandbox" else None
-        elif section == "limits" and ":" in text:
-            k, v = text.split(":", 1)
-            conf[k.strip()] = v.strip()
-    for needed in ("data_dir", "tmp_size"):
-        if needed not in conf:
-            die(f"{path}: no {needed}")
-    if not conf["read_only_paths"]:
-        die(f"{path}: no sandbox.read_only_paths")
-    return conf
+    def __init__(self):
+        self.cache = {}
+
+    def get(self, owner, chat, adapter, argv):
+        key = (owner, chat, adapter, tuple(argv))
+        if key not in self.cache:
+            r = sh([PLAN, "--config", CONFIG, "--user", USER, "--owner", owner, "--chat", chat,
+                    "--adapter", adapter, "--"] + list(argv))
+            self.cache[key] = json.loads(r.stdout)
+        return self.cache[key]
 
 
-def size_bytes(text):
-    m = re.fullmatch(r"(\d+)([KMG]?)", text)
-    if not m:
-        die(f"bad size {text!r}")
-    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+def systemd_run_assignments(plan):
+    """The plan's unit properties as systemd-run assignments (nr-plan spells
+    them; null marks what systemd-run supplies itself)."""
+    return [p["systemd_run"] for p in plan["properties"] if p["systemd_run"] is not None]
 
 
 # ---------------------------------------------------------------- users
@@ -128,11 +125,16 @@ class Worker:
         return time.perf_counter() - t0, r.returncode, r.stdout, r.stderr
 
 
-def setup_users(conf):
+def setup_users(plans):
+    """The worker user, the app's data dir (from the plan) and the private
+    directories of the baselines' owner, which no launcher creates."""
     sh(["groupadd", "-f", WORKER_GROUP])
     if subprocess.run(["id", USER], capture_output=True, check=False).returncode != 0:
         sh(["useradd", "-m", "-G", WORKER_GROUP, USER])
-    sh(["install", "-d", "-o", USER, "-g", USER, "-m", "0750", conf["data_dir"]])
+    base = plans.get(BASE_OWNER, BASE_CHAT, "noop", ["true"])
+    sh(["install", "-d", "-o", USER, "-g", USER, "-m", "0750", base["data_dir"]])
+    for d in base["private_dirs"]:
+        sh(["runuser", "-u", USER, "--", "mkdir", "-p", "-m", "0700", d])
     # The broker resolves the policy's group name when it loads the policy.
     sh(["busctl", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus",
         "org.freedesktop.DBus", "ReloadConfig"])
@@ -140,89 +142,56 @@ def setup_users(conf):
 
 # ---------------------------------------------------------------- variants
 class Variants:
-    """The command lines of every variant, for one workload."""
+    """The command lines of every variant. A and B run the bwrap command
+    line of a session of owner benchbase, chat base, as nr-plan prints it
+    (the launcher's --args data inlined, without its seccomp filter and
+    Landlock domain); B runs it in a transient service with the session
+    unit's properties."""
 
-    def __init__(self, conf, worker, srt):
-        self.conf, self.worker, self.srt = conf, worker, srt
+    def __init__(self, plans, worker, srt):
+        self.plans, self.worker, self.srt = plans, worker, srt
         self.root = Worker("root")
         self.counter = 0
-        root = f"{conf['data_dir']}/native-runtime/{BASE_OWNER}"
-        self.base_home = f"{root}/home"
-        self.base_ws = f"{root}/chats/base/workspace"
-        for d in (self.base_home, self.base_ws):
-            sh(["runuser", "-u", USER, "--", "mkdir", "-p", "-m", "0700", d])
-        self.unit_props = None  # filled from a live session unit
 
     def next_chat(self, prefix):
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def ctl(self, owner, chat, workload):
-        w = WORKLOADS[workload]
-        return [CTL, "run", "--owner", owner, "--chat", chat, "--adapter", w["adapter"], "--"] + w["argv"]
+    def base_plan(self, adapter, argv):
+        return self.plans.get(BASE_OWNER, BASE_CHAT, adapter, argv)
 
-    def bwrap(self, command):
-        """The session's bwrap command line (src/core/sandbox_args.cpp), without
-        the launcher's seccomp filter and Landlock domain: the mounts, symlinks,
-        namespaces and environment of a real session of owner benchbase."""
-        args = [BWRAP, "--unshare-all", "--unshare-user", "--share-net",
-                "--disable-userns", "--assert-userns-disabled",
-                "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        mounts = [(p, False) for p in self.conf["read_only_paths"]]
-        mounts += [(self.base_home, True), (self.base_ws, True)]
-        for path, writable in sorted(mounts, key=lambda m: m[0]):
-            args += ["--bind" if writable else "--ro-bind", path, path]
-        for link in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-            try:
-                target = os.readlink(link)
-            except OSError:
-                continue
-            if target.startswith("usr/") and ".." not in target:
-                args += ["--symlink", target, link]
-        args += ["--proc", "/proc", "--dev", "/dev",
-                 "--size", str(size_bytes(self.conf["tmp_size"])), "--perms", "1777", "--tmpfs", "/tmp",
-                 "--size", str(size_bytes(self.conf["tmp_size"])), "--perms", "1777", "--tmpfs", "/dev/shm",
-                 "--remount-ro", "/dev", "--remount-ro", "/",
-                 "--chdir", self.base_ws, "--clearenv",
-                 "--setenv", "PATH", PATH, "--setenv", "HOME", self.base_home,
-                 "--setenv", "USER", USER, "--"]
-        return args + command
+    def ctl(self, owner, chat, adapter, argv):
+        return [CTL, "run", "--owner", owner, "--chat", chat, "--adapter", adapter, "--"] + list(argv)
 
-    def systemd_run(self, command, unit=None):
-        """Baseline B: the same bwrap as a transient service with the session
-        unit's hardening and resource properties (read from a live session)."""
-        argv = ["systemd-run", "--wait", "--pipe", "--quiet", "--collect",
-                f"--uid={USER}", f"--gid={USER}", f"--slice=native-runtime-{BASE_OWNER}.slice"]
+    def bwrap(self, adapter, argv):
+        """Baseline A: the session's bwrap command line, run directly."""
+        return self.base_plan(adapter, argv)["baseline_bwrap_argv"]
+
+    def systemd_run(self, adapter, argv, unit=None):
+        """Baseline B: the same bwrap as a transient service with the
+        session unit's properties (user, slice, hardening, limits, network)."""
+        plan = self.base_plan(adapter, argv)
+        out = ["systemd-run", "--wait", "--pipe", "--quiet"]
         if unit:
-            argv.append(f"--unit={unit}")
-        for assignment in self.unit_props:
-            argv += ["-p", assignment]
-        return argv + ["--"] + self.bwrap(command)
+            out.append(f"--unit={unit}")
+        for assignment in systemd_run_assignments(plan):
+            out += ["-p", assignment]
+        return out + ["--"] + plan["baseline_bwrap_argv"]
+
+    def workload(self, var, wl, owner=None, chat=None):
+        """argv and the Worker that runs it, for one variant of a workload."""
+        w = WORKLOADS[wl]
+        if var == "A":
+            return self.bwrap(w["adapter"], w["argv"]), self.worker
+        if var == "B":
+            # systemd-run with User= needs root (as would run0): run as root.
+            return self.systemd_run(w["adapter"], w["argv"]), self.root
+        return self.ctl(owner, chat, w["adapter"], w["argv"]), self.worker
 
     def srt_argv(self, workload):
         if workload == "true":
             return [self.srt["bin"], "/usr/bin/true"]
         return [self.srt["bin"], "-c", SCRIPT]
-
-
-# Properties compared between a live session unit and a baseline B unit. The
-# value systemd shows is turned into a systemd-run assignment.
-B_PROPERTIES = [
-    "Type", "NoNewPrivileges", "ProtectProc", "ProcSubset", "CapabilityBoundingSet",
-    "AmbientCapabilities", "RestrictSUIDSGID", "LockPersonality", "RestrictRealtime",
-    "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectClock",
-    "ProtectKernelTunables", "ProtectSystem", "ProtectHome", "PrivateTmp", "PrivateDevices",
-    "PrivateNetwork", "SystemCallArchitectures", "KillMode", "MemoryMax", "TasksMax",
-    "CPUQuotaPerSecUSec", "RuntimeMaxUSec", "IPAddressDeny", "IPAddressAllow",
-    "WorkingDirectory", "RestrictNamespaces", "MemoryDenyWriteExecute", "SystemCallFilter",
-    "RestrictAddressFamilies", "UMask",
-]
-SKIP_IF_DEFAULT = {
-    "ProtectKernelTunables": "no", "ProtectSystem": "no", "ProtectHome": "no", "PrivateTmp": "no",
-    "PrivateDevices": "no", "PrivateNetwork": "no", "RestrictNamespaces": "no",
-    "MemoryDenyWriteExecute": "no", "SystemCallFilter": "", "RestrictAddressFamilies": "",
-    "UMask": "0022",
-}
 
 
 def show_props(unit, names):
@@ -234,36 +203,6 @@ def show_props(unit, names):
     return props
 
 
-def span_seconds(text):
-    """systemd time span as shown (e.g. "5min", "1s", "1min 30s") -> seconds."""
-    units = {"us": 1e-6, "ms": 1e-3, "s": 1, "min": 60, "h": 3600, "d": 86400}
-    total = 0.0
-    for num, unit in re.findall(r"([\d.]+)\s*(us|ms|min|s|h|d)", text):
-        total += float(num) * units[unit]
-    return total
-
-
-def assignments_from(props):
-    out = []
-    for name in B_PROPERTIES:
-        value = props.get(name)
-        if value is None or SKIP_IF_DEFAULT.get(name) == value:
-            continue
-        if name == "CPUQuotaPerSecUSec":
-            if value != "infinity":
-                out.append(f"CPUQuota={round(span_seconds(value) * 100)}%")
-        elif name == "RuntimeMaxUSec":
-            if value != "infinity":
-                out.append(f"RuntimeMaxSec={span_seconds(value):g}")
-        elif name in ("CapabilityBoundingSet", "AmbientCapabilities") and value == "":
-            out.append(f"{name}=")
-        elif name == "WorkingDirectory":
-            out.append(f"WorkingDirectory={value.lstrip('!')}")
-        else:
-            out.append(f"{name}={value}")
-    return out
-
-
 def wait_unit_active(unit, timeout=20.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -273,74 +212,76 @@ def wait_unit_active(unit, timeout=20.0):
     return False
 
 
-def session_unit(owner, chat):
-    return f"native-runtime-{owner}-{chat}.service"
+def mount_points(text, owner, chat):
+    """Mount points of a /proc/self/mountinfo, the owner and chat of the
+    session normalised."""
+    points = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 5:
+            continue
+        points.append(fields[4].replace(f"/{owner}/", "/OWNER/").replace(f"/chats/{chat}/", "/chats/CHAT/"))
+    return sorted(points)
 
 
 def calibrate(v, notes, failures):
-    """Reads the live session unit's properties and mount table, gives
-    baseline B the same properties and checks both baselines against it."""
+    """Checks the baselines against a live session: B's unit properties
+    (those of the plan that systemd-run can set) as `systemctl show` reports
+    them for both units, and the mount tables of the session, A and B."""
     w = v.worker
     chat = "calibrate"
-    probe = "cat /proc/self/mountinfo; sleep 3"
-    argv = [CTL, "run", "--owner", OWNERS[0], "--chat", chat, "--adapter", "shell", "--",
-            "sh", "-c", probe]
-    proc = subprocess.Popen(argv, user=w.uid, group=w.gid, extra_groups=w.groups, env=w.env, cwd="/",
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    unit = session_unit(OWNERS[0], chat)
+    probe = ["sh", "-c", "cat /proc/self/mountinfo; sleep 3"]
+    unit = v.plans.get(OWNERS[0], chat, "shell", probe)["unit_name"]
+    proc = subprocess.Popen(v.ctl(OWNERS[0], chat, "shell", probe), user=w.uid, group=w.gid,
+                            extra_groups=w.groups, env=w.env, cwd="/", stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if not wait_unit_active(unit):
         proc.kill()
-        die(f"calibration session {unit} never became active: {proc.communicate()[1]}")
-    live = show_props(unit, B_PROPERTIES)
+        die(f"calibration session {unit} (the planned unit name) never became active: {proc.communicate()[1]}")
+    names = [p["name"] for p in v.base_plan("shell", probe)["properties"] if p["systemd_run"] is not None]
+    # Set by neither, but systemd could derive them from what was set.
+    names += [n for n in DERIVED_PROPERTIES if n not in names]
+    live = show_props(unit, names)
     out, err = proc.communicate(timeout=60)
     if proc.returncode != 0:
         die(f"calibration session failed ({proc.returncode}): {err}")
-    v.unit_props = assignments_from(live)
 
-    # Baseline B unit, same check.
     bunit = "nr-bench-calibrate-b"
-    bproc = subprocess.Popen(v.systemd_run(["sh", "-c", probe], unit=bunit), stdin=subprocess.DEVNULL,
+    bproc = subprocess.Popen(v.systemd_run("shell", probe, unit=bunit), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/")
     if not wait_unit_active(bunit + ".service"):
         bproc.kill()
         die(f"baseline B unit never became active: {bproc.communicate()[1]}")
-    blive = show_props(bunit + ".service", B_PROPERTIES)
+    blive = show_props(bunit + ".service", names)
     bout, berr = bproc.communicate(timeout=60)
     if bproc.returncode != 0:
         die(f"baseline B failed ({bproc.returncode}): {berr}")
-    # List values (address sets) come in hash order: compare them as sets.
-    diff = [f"{n}: session={live.get(n)!r} B={blive.get(n)!r}" for n in B_PROPERTIES
-            if sorted((live.get(n) or "").split()) != sorted((blive.get(n) or "").split())]
+
+    # The owner differs (its slice); list values (address sets) come in
+    # hash order: compare them as sets.
+    def norm(value, owner):
+        return sorted((value or "").replace(owner, "OWNER").split())
+    diff = [f"{n}: session={live.get(n)!r} B={blive.get(n)!r}" for n in names
+            if norm(live.get(n), OWNERS[0]) != norm(blive.get(n), BASE_OWNER)]
     if diff:
         failures.append("baseline B unit properties differ from the session's: " + "; ".join(diff))
     else:
-        notes.append(f"baseline B: {len(v.unit_props)} unit properties copied from a live session unit "
-                     f"and verified equal with `systemctl show` ({', '.join(p.split('=')[0] for p in v.unit_props)}).")
+        notes.append(f"baseline B: the unit properties of the plan that systemd-run can set (nr-plan), and "
+                     f"{', '.join(DERIVED_PROPERTIES)} as systemd derives them, verified equal to a live session "
+                     f"unit's with `systemctl show` ({', '.join(names)}).")
 
-    # Mount tables: the session's vs baseline A's, paths of the owner/chat
-    # normalised, the root and the harness-specific sources ignored.
-    def mount_points(text, owner, ws_chat):
-        points = []
-        for line in text.splitlines():
-            fields = line.split()
-            if len(fields) < 5:
-                continue
-            point = fields[4].replace(f"/{owner}/", "/OWNER/").replace(f"/chats/{ws_chat}/", "/chats/CHAT/")
-            points.append(point)
-        return sorted(points)
-
-    _, rc, aout, aerr = w.run(v.bwrap(["sh", "-c", "cat /proc/self/mountinfo"]))
+    _, rc, aout, aerr = w.run(v.bwrap("shell", ["sh", "-c", "cat /proc/self/mountinfo"]))
     if rc != 0:
         die(f"baseline A (bare bwrap) failed ({rc}): {aerr}")
     session_points = mount_points(out, OWNERS[0], chat)
-    a_points = mount_points(aout, BASE_OWNER, "base")
-    b_points = mount_points(bout, BASE_OWNER, "base")
-    for name, points in (("A", a_points), ("B", b_points)):
+    same = True
+    for name, text in (("A", aout), ("B", bout)):
+        points = mount_points(text, BASE_OWNER, BASE_CHAT)
         if points != session_points:
+            same = False
             failures.append(f"baseline {name} mount table differs from the session's: "
                             f"session {session_points} vs {name} {points}")
-    if a_points == session_points and b_points == session_points:
+    if same:
         notes.append(f"baselines A and B: the same {len(session_points)} mount points as a session "
                      "(compared from /proc/self/mountinfo inside each).")
 
@@ -357,7 +298,7 @@ def stop_helper():
 
 def ensure_helper(v):
     if helper_pid() is None:
-        _, rc, _, err = v.worker.run(v.ctl(OWNERS[0], v.next_chat("up"), "true"))
+        _, rc, _, err = v.worker.run(v.ctl(OWNERS[0], v.next_chat("up"), "noop", ["true"]))
         if rc != 0:
             die(f"warm-up launch failed ({rc}): {err}")
     pid = helper_pid()
@@ -389,64 +330,7 @@ def cpu_ns(pid):
     return total
 
 
-# ---------------------------------------------------------------- stats
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    if n == 0:
-        return float("nan")
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-
-
-def pct(xs, p):
-    """Nearest-rank percentile."""
-    s = sorted(xs)
-    if not s:
-        return float("nan")
-    k = max(1, -(-len(s) * p // 100))
-    return s[int(k) - 1]
-
-
-def fmt(x, digits=1):
-    return "n/a" if x is None or x != x else f"{x:.{digits}f}"
-
-
 # ---------------------------------------------------------------- phases
-def latency_phase(v, rounds, rng, failures):
-    """Interleaved rounds: in every round each variant runs each workload once,
-    in shuffled order. Returns {workload: {variant: [seconds...]}}."""
-    w = v.worker
-    variants = ["A", "B", "warm", "cold"] + (["srt"] if v.srt["ok"] else [])
-    samples = {wl: {var: [] for var in variants} for wl in WORKLOADS}
-    fails = {wl: {var: 0 for var in variants} for wl in WORKLOADS}
-    srt_cwd = v.srt.get("cwd", "/")
-    for r in range(rounds):
-        order = [(wl, var) for wl in WORKLOADS for var in variants]
-        rng.shuffle(order)
-        for wl, var in order:
-            expect = WORKLOADS[wl]["expect"]
-            if var == "A":
-                t, rc, out, err = w.run(v.bwrap(WORKLOADS[wl]["plain"]))
-            elif var == "B":
-                # systemd-run --uid needs root (as would run0): run as root.
-                t, rc, out, err = v.root.run(v.systemd_run(WORKLOADS[wl]["plain"]))
-            elif var == "warm":
-                ensure_helper(v)
-                t, rc, out, err = w.run(v.ctl(OWNERS[0], v.next_chat("w"), wl))
-            elif var == "cold":
-                stop_helper()
-                t, rc, out, err = w.run(v.ctl(OWNERS[0], v.next_chat("c"), wl))
-            else:
-                t, rc, out, err = w.run(v.srt_argv(wl), cwd=srt_cwd, env=v.srt["env"])
-            if rc != 0 or out.strip() != expect:
-                fails[wl][var] += 1
-                failures.append(f"{wl}/{var} round {r + 1}: exit {rc}, stdout {out.strip()[:80]!r}, "
-                                f"stderr {err.strip()[-300:]!r}")
-            else:
-                samples[wl][var].append(t)
-    return samples, fails
-
-
 def burst(v, kind, tag, size):
     """Starts `size` launches of /bin/true at once (distinct chats, owners
     alternating); returns per-launch seconds (spawn to exit) and failures."""
@@ -458,10 +342,10 @@ def burst(v, kind, tag, size):
         owner = OWNERS[i % 2]
         chat = f"{tag}-{i}"
         if kind == "nr":
-            argv = v.ctl(owner, chat, "true")
+            argv = v.ctl(owner, chat, "noop", ["true"])
             kw = w.kwargs()
         else:
-            argv = v.systemd_run(["/usr/bin/true"], unit=f"nr-bench-{tag}-{i}")
+            argv = v.systemd_run("noop", ["true"], unit=f"nr-bench-{tag}-{i}")
             kw = v.root.kwargs()
         barrier.wait()
         t0 = time.perf_counter()
@@ -557,7 +441,6 @@ def cpu_phase(v, launches, rng, failures):
     around each, so that systemd's and the helper's asynchronous clean-up
     after a unit ends is counted with the launch that caused it. Per launch:
     CPU time of the helper, of PID 1 and of the whole harness."""
-    w = v.worker
     per = {(k, m): [] for k in ("A", "B", "nr") for m in ("helper", "pid1", "all")}
     pid = ensure_helper(v)
     kinds = ["nr", "B", "A"] * launches
@@ -566,12 +449,8 @@ def cpu_phase(v, launches, rng, failures):
     for kind in kinds:
         time.sleep(settle)
         h0, p0, a0 = cpu_ns(pid), cpu_ns(1), harness_cpu_ns()
-        if kind == "nr":
-            _, rc, _, err = w.run(v.ctl(OWNERS[1], v.next_chat("u"), "true"))
-        elif kind == "A":
-            _, rc, _, err = w.run(v.bwrap(["/usr/bin/true"]))
-        else:
-            _, rc, _, err = v.root.run(v.systemd_run(["/usr/bin/true"]))
+        argv, runner = v.workload("warm" if kind == "nr" else kind, "true", OWNERS[1], v.next_chat("u"))
+        _, rc, _, err = runner.run(argv)
         time.sleep(settle)
         h1, p1, a1 = cpu_ns(pid), cpu_ns(1), harness_cpu_ns()
         if rc != 0:
@@ -596,24 +475,54 @@ def cpu_phase(v, launches, rng, failures):
     return per
 
 
+def latency_phase(v, rounds, rng, failures):
+    """Interleaved rounds: in every round each variant runs each workload once,
+    in shuffled order. Returns {workload: {variant: [seconds...]}} and the
+    failure counts."""
+    variants = ["A", "B", "warm", "cold"] + (["srt"] if v.srt["ok"] else [])
+    samples = {wl: {var: [] for var in variants} for wl in WORKLOADS}
+    fails = {wl: {var: 0 for var in variants} for wl in WORKLOADS}
+    srt_cwd = v.srt.get("cwd", "/")
+    for r in range(rounds):
+        order = [(wl, var) for wl in WORKLOADS for var in variants]
+        rng.shuffle(order)
+        for wl, var in order:
+            expect = WORKLOADS[wl]["expect"]
+            if var == "srt":
+                t, rc, out, err = v.worker.run(v.srt_argv(wl), cwd=srt_cwd, env=v.srt["env"])
+            else:
+                if var == "warm":
+                    ensure_helper(v)
+                elif var == "cold":
+                    stop_helper()
+                argv, runner = v.workload(var, wl, OWNERS[0], v.next_chat(var[0]))
+                t, rc, out, err = runner.run(argv)
+            if rc != 0 or out.strip() != expect:
+                fails[wl][var] += 1
+                failures.append(f"{wl}/{var} round {r + 1}: exit {rc}, stdout {out.strip()[:80]!r}, "
+                                f"stderr {err.strip()[-300:]!r}")
+            else:
+                samples[wl][var].append(t)
+    return samples, fails
+
+
 def loop_phase(v, rounds, iterations, rng, failures):
-    w = v.worker
     variants = ["outside", "A", "B", "session"]
     res = {var: {} for var in variants}
     filters = {}
+    argv = ["nr-bench-loop", str(iterations)]
     for r in range(rounds):
         order = list(variants)
         rng.shuffle(order)
         for var in order:
             if var == "outside":
-                _, rc, out, err = w.run([LOOP, str(iterations)])
+                _, rc, out, err = v.worker.run([LOOP, str(iterations)])
             elif var == "A":
-                _, rc, out, err = w.run(v.bwrap([LOOP, str(iterations)]))
+                _, rc, out, err = v.worker.run(v.bwrap("loop", argv))
             elif var == "B":
-                _, rc, out, err = v.root.run(v.systemd_run([LOOP, str(iterations)]))
+                _, rc, out, err = v.root.run(v.systemd_run("loop", argv))
             else:
-                _, rc, out, err = w.run([CTL, "run", "--owner", OWNERS[1], "--chat", v.next_chat("l"),
-                                         "--adapter", "loop", "--", "nr-bench-loop", str(iterations)])
+                _, rc, out, err = v.worker.run(v.ctl(OWNERS[1], v.next_chat("l"), "loop", argv))
             if rc != 0:
                 failures.append(f"syscall loop {var} round {r + 1}: exit {rc}: {err.strip()[-300:]!r}")
                 continue
@@ -624,6 +533,203 @@ def loop_phase(v, rounds, iterations, rng, failures):
                 if k.endswith("_cpu_ns"):
                     res[var].setdefault(k[:-len("_cpu_ns")], []).append(float(val))
     return res, filters
+
+
+# ---------------------------------------------------------------- held sessions
+def process_table():
+    """{pid: (ppid, comm)} of every process the harness's /proc shows."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        close = stat.rindex(")")
+        table[int(entry)] = (int(stat[close + 2:].split()[1]), stat[stat.index("(") + 1:close])
+    return table
+
+
+def descendants(pid, table):
+    children = collections.defaultdict(list)
+    for p, (ppid, _) in table.items():
+        children[ppid].append(p)
+    out, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        out.append(p)
+        stack.extend(children.get(p, []))
+    return out
+
+
+def pss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def main_pids(units):
+    """{unit: MainPID} from one `systemctl show` of all of them."""
+    out = sh(["systemctl", "show", "-p", "Id", "-p", "MainPID"] + units, check=False).stdout
+    pids = {}
+    for block in out.split("\n\n"):
+        props = dict(line.partition("=")[::2] for line in block.splitlines() if "=" in line)
+        if props.get("Id") and props.get("MainPID", "0").isdigit():
+            pids[props["Id"]] = int(props["MainPID"])
+    return pids
+
+
+def broker_pid():
+    """The dbus-broker process (a child of the bus unit's dbus-broker-launch)."""
+    for unit in ("dbus-broker.service", "dbus.service"):
+        main = sh(["systemctl", "show", "-p", "MainPID", "--value", unit], check=False).stdout.strip()
+        if main.isdigit() and main != "0":
+            table = process_table()
+            for p in descendants(int(main), table):
+                if table[p][1] == "dbus-broker":
+                    return p
+            return int(main)
+    return None
+
+
+class Held:
+    """`count` sleeping sessions of one kind (nr: native-runtimectl run; B:
+    systemd-run --wait --pipe), each with its client process."""
+
+    def __init__(self, v, kind, count):
+        self.v, self.kind, self.count = v, kind, count
+        self.clients, self.units = [], []
+
+    def start(self, failures, wave=32, timeout=240.0):
+        """Starts them in waves and waits until the agent (sleep) of every
+        session runs; returns how many did."""
+        v, ready = self.v, 0
+        for first in range(0, self.count, wave):
+            batch = []
+            for i in range(first, min(first + wave, self.count)):
+                owner = OWNERS[i % 2]
+                if self.kind == "nr":
+                    chat = f"hold{i}"
+                    unit = v.plans.get(owner, chat, "hold", HOLD_ARGV)["unit_name"]
+                    argv, kw = v.ctl(owner, chat, "hold", HOLD_ARGV), v.worker.kwargs()
+                else:
+                    unit = f"nr-bench-hold-{i}.service"
+                    argv, kw = v.systemd_run("hold", HOLD_ARGV, unit=unit[:-len(".service")]), v.root.kwargs()
+                self.clients.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                     stderr=subprocess.PIPE, text=True, cwd="/", **kw))
+                self.units.append(unit)
+                batch.append(unit)
+            deadline = time.monotonic() + timeout
+            pending = set(batch)
+            while pending and time.monotonic() < deadline:
+                table = process_table()
+                for unit, pid in main_pids(sorted(pending)).items():
+                    if pid and any(table[p][1] == "sleep" for p in descendants(pid, table) if p in table):
+                        pending.discard(unit)
+                time.sleep(0.2)
+            ready += len(batch) - len(pending)
+            for unit in sorted(pending):
+                failures.append(f"held {self.kind}: {unit} has no running agent after {timeout:.0f} s")
+        return ready
+
+    def footprint(self):
+        """Per session: PSS of the processes besides the agent and of the
+        client, and which processes those are."""
+        table = process_table()
+        boundary, clients, shapes = [], [], collections.Counter()
+        for unit, pid in main_pids(self.units).items():
+            if not pid:
+                continue
+            procs = [p for p in descendants(pid, table) if p in table and table[p][1] != "sleep"]
+            boundary.append(sum(pss_kib(p) or 0 for p in procs))
+            shapes[" + ".join(sorted(table[p][1] for p in procs))] += 1
+        for c in self.clients:
+            if c.poll() is None:
+                clients.append(pss_kib(c.pid) or 0)
+        return {"boundary_pss_kib": boundary, "client_pss_kib": clients, "shapes": shapes}
+
+    def stop(self, failures):
+        sh(["systemctl", "stop"] + self.units, check=False, timeout=600)
+        for c in self.clients:
+            try:
+                c.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                c.kill()
+                c.wait()
+                failures.append(f"held {self.kind}: a client outlived its stopped session")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if sh(["systemctl", "is-active", "--quiet"] + self.units, check=False).returncode != 0:
+                break
+            time.sleep(0.2)
+
+
+def held_launches(v, launches, rng, failures, state):
+    """`launches` launches of /bin/true by the product (warm) and by B,
+    interleaved; {variant: [seconds...]}."""
+    out = {"warm": [], "B": []}
+    kinds = ["warm", "B"] * launches
+    rng.shuffle(kinds)
+    for var in kinds:
+        argv, runner = v.workload(var, "true", OWNERS[1], v.next_chat("hl"))
+        t, rc, _, err = runner.run(argv)
+        if rc != 0:
+            failures.append(f"held phase ({state}) {var}: exit {rc}: {err.strip()[-300:]!r}")
+        else:
+            out[var].append(t)
+    return out
+
+
+def memory_snapshot():
+    helper = helper_pid()
+    broker = broker_pid()
+    return {"helper_rss_kib": status_kib(helper, "VmRSS") if helper else None,
+            "pid1_rss_kib": status_kib(1, "VmRSS"),
+            "broker_rss_kib": status_kib(broker, "VmRSS") if broker else None}
+
+
+def held_phase(v, count, launches, rng, failures):
+    """Launch latency on an idle host, then with `count` sessions of the
+    product held open, then with `count` B units held open, then idle
+    again; in each held state the memory per held session and the helper's
+    RSS. Each state measures both the product's and B's launches."""
+    # Which kind is held first is drawn, since PID 1 and the broker reuse
+    # memory the first one made them allocate.
+    order = ["nr", "B"]
+    rng.shuffle(order)
+    res = {"count": count, "launches": launches, "order": order, "latency": {}, "memory": {}, "ok": {}}
+    ensure_helper(v)
+    idle = held_launches(v, (launches + 1) // 2, rng, failures, "idle, before")
+    for kind in order:
+        if kind == "nr":
+            # A fresh helper after one launch: its RSS tracking nothing.
+            stop_helper()
+        ensure_helper(v)
+        time.sleep(1.0)
+        before = memory_snapshot()
+        held = Held(v, kind, count)
+        progress(f"held: starting {count} {'product sessions' if kind == 'nr' else 'B units'}")
+        res["ok"][kind] = held.start(failures)
+        time.sleep(1.0)
+        after = memory_snapshot()
+        foot = held.footprint()
+        res["memory"][kind] = {"before": before, "after": after, **foot,
+                               "shapes": dict(foot["shapes"].most_common())}
+        progress(f"held: {launches} launches each of the product and B with {count} held")
+        ensure_helper(v)
+        res["latency"][kind] = held_launches(v, launches, rng, failures, f"{count} {kind} held")
+        held.stop(failures)
+    ensure_helper(v)
+    again = held_launches(v, launches // 2, rng, failures, "idle, after")
+    res["latency"]["idle"] = {var: idle[var] + again[var] for var in idle}
+    return res
 
 
 # ---------------------------------------------------------------- srt
@@ -684,24 +790,41 @@ def hostnamed_rss():
     return status_kib(int(pid), "VmRSS")
 
 
-def row(cells):
-    return "| " + " | ".join(str(c) for c in cells) + " |"
-
-
-def table(header, rows):
-    lines = [row(header), row(["---"] * len(header))]
-    lines += [row(r) for r in rows]
-    return "\n".join(lines)
-
-
-def main():
+# ---------------------------------------------------------------- main
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--rounds", type=int)
+    ap.add_argument("--held", type=int, help="sessions held open in the held scenario (default 256, smoke 8)")
     ap.add_argument("--srt-dir", default="")
     ap.add_argument("--srt-unavailable", default="")
+    ap.add_argument("--json", default="", help="also write the results as JSON to this file")
     ap.add_argument("--seed", type=int, default=7)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def prepare(args, notes, failures):
+    """Users, the peer and the baselines, checked against a live session."""
+    plans = Plans()
+    setup_users(plans)
+    worker = Worker()
+    srt = prepare_srt(args, worker, notes)
+    v = Variants(plans, worker, srt)
+    calibrate(v, notes, failures)
+    systemd_accounting(notes)
+    return v
+
+
+def measure_idle_helper(v):
+    """A fresh helper after one launch, left alone for a second."""
+    stop_helper()
+    pid = ensure_helper(v)
+    time.sleep(1.0)
+    return {"rss": status_kib(pid, "VmRSS"), "anon": status_kib(pid, "RssAnon"), "file": status_kib(pid, "RssFile")}
+
+
+def main():
+    args = parse_args()
     if os.geteuid() != 0:
         die("must run as root inside the harness")
     smoke = args.smoke
@@ -710,31 +833,24 @@ def main():
     cpu_launches = 3 if smoke else 20
     loop_rounds = 2 if smoke else 5
     loop_iterations = 20000 if smoke else 1000000
+    held_count = args.held or (8 if smoke else 256)
+    held_launch_count = 3 if smoke else 15
     size = 64
     rng = random.Random(args.seed)
     notes, failures = [], []
+    load_start = os.getloadavg()
 
     progress("setting up users, the peer and the baselines")
-    conf = read_config(CONFIG)
-    setup_users(conf)
-    worker = Worker()
-    srt = prepare_srt(args, worker, notes)
-    v = Variants(conf, worker, srt)
-    calibrate(v, notes, failures)
-    systemd_accounting(notes)
-
-    # Idle RSS: a fresh helper after one launch, left alone for a second.
-    stop_helper()
-    pid = ensure_helper(v)
-    time.sleep(1.0)
-    idle_kib = status_kib(pid, "VmRSS")
-    idle_anon = status_kib(pid, "RssAnon")
-    idle_file = status_kib(pid, "RssFile")
+    v = prepare(args, notes, failures)
+    idle = measure_idle_helper(v)
     hostnamed_kib = hostnamed_rss()
 
     t_start = time.monotonic()
+    # First, while PID 1 and the broker have served the fewest sessions.
+    progress(f"held sessions: {held_count} held, {held_launch_count} launches per variant and state")
+    held = held_phase(v, held_count, held_launch_count, rng, failures)
     progress(f"launch latency: {rounds} rounds of {len(WORKLOADS)} workloads x "
-             f"{5 if srt['ok'] else 4} variants, interleaved")
+             f"{5 if v.srt['ok'] else 4} variants, interleaved")
     samples, fails = latency_phase(v, rounds, rng, failures)
     progress(f"CPU per launch: {cpu_launches} sequential launches of each variant")
     cpu = cpu_phase(v, cpu_launches, rng, failures)
@@ -744,167 +860,62 @@ def main():
     loops, filters = loop_phase(v, rounds=loop_rounds, iterations=loop_iterations, rng=rng, failures=failures)
     elapsed = time.monotonic() - t_start
 
-    # ------------------------------------------------------------ print
-    names = {"A": "A: bare bwrap (same mounts, no seccomp)", "B": "B: systemd-run --wait --pipe + same bwrap",
-             "warm": "native-runtimectl run, warm helper", "cold": "native-runtimectl run, cold (bus activation)",
-             "srt": "peer: srt (sandbox-runtime)"}
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    print(f"# native-runtime bench ({'smoke' if smoke else 'full'} mode), {now}")
-    print()
-    print(f"host: {platform.node() or '?'}, Linux {platform.release()}, {os.cpu_count()} CPUs, "
-          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end; "
-          f"{rounds} interleaved rounds, medians; measured phases took {elapsed:.0f} s")
-    print()
-    medians = {}
-    for wl, spec in WORKLOADS.items():
-        print(f"## Launch latency: {spec['title']} (ms, {rounds} rounds)")
-        print()
-        mb = median(samples[wl]["B"]) if samples[wl]["B"] else None
-        ma = median(samples[wl]["A"]) if samples[wl]["A"] else None
-        rows = []
-        for var in ("A", "B", "warm", "cold", "srt"):
-            if var not in samples[wl]:
-                rows.append([names[var], "n/a", "n/a", "n/a", "n/a", "n/a"])
-                continue
-            xs = samples[wl][var]
-            m = median(xs) if xs else None
-            medians[(wl, var)] = m
-            rows.append([names[var], fmt(m * 1e3 if m else None), fmt(pct(xs, 95) * 1e3 if xs else None),
-                         f"{len(xs)}/{len(xs) + fails[wl][var]}",
-                         fmt(m / mb if m and mb else None, 2), fmt(m / ma if m and ma else None, 2)])
-        print(table(["variant", "median ms", "p95 ms", "ok", "ratio to B", "ratio to A"], rows))
-        print()
-
-    single = medians.get(("true", "warm"))
-    print(f"## {size} sessions started at once (`/bin/true`, owners {OWNERS[0]}/{OWNERS[1]}, distinct chats; "
-          f"{bursts} burst{'s' if bursts > 1 else ''} each, interleaved)")
-    print()
-    rows = []
-    ncpu = os.cpu_count() or 1
-    for kind, label, base in (("nr", "native-runtimectl run", single),
-                              ("B", "B: systemd-run + bwrap", medians.get(("true", "B")))):
-        xs = lat[kind]
-        c = median(helper["cpu_all"][kind]) if helper["cpu_all"][kind] else None
-        rows.append([label, f"{ok_count[kind]}/{bursts * size}", fmt(pct(xs, 50) * 1e3 if xs else None),
-                     fmt(pct(xs, 95) * 1e3 if xs else None), fmt(max(xs) * 1e3 if xs else None),
-                     fmt(pct(xs, 95) / base if xs and base else None, 2),
-                     fmt(c / 1e6 if c else None), fmt(c * size / ncpu / 1e6 if c else None, 0)])
-    print(table(["variant", "ok", "p50 ms", "p95 ms", "max ms", "p95 / own single-launch median",
-                 "CPU per launch ms (whole harness)", f"CPU floor ms ({size} x CPU / {ncpu} CPUs)"], rows))
-    print()
-
-    mib = lambda kib: kib / 1024 if kib else None  # noqa: E731
-    def cm(kind, what):
-        xs = cpu.get((kind, what))
-        return median(xs) if xs else None
-
-    h_cpu, p1_nr, p1_b = cm("nr", "helper"), cm("nr", "pid1"), cm("B", "pid1")
-    burst_cpu = median(helper["cpu_ns"]) if helper["cpu_ns"] else None
-    peak_kib = max(helper["peak_kib"], helper["hwm_kib"]) or None
-    print("## Helper (native-runtimed)")
-    print()
-    rows = [
-        ["RSS idle, MiB", fmt(mib(idle_kib), 2), "systemd-hostnamed RSS idle", fmt(mib(hostnamed_kib), 2),
-         fmt(idle_kib / hostnamed_kib if idle_kib and hostnamed_kib else None, 2)],
-        ["RSS idle: anon / file-backed, MiB", f"{fmt(mib(idle_anon), 2)} / {fmt(mib(idle_file), 2)}",
-         "", "", ""],
-        [f"RSS peak under {size} sessions, MiB", fmt(mib(peak_kib), 2), "systemd-hostnamed RSS idle",
-         fmt(mib(hostnamed_kib), 2), fmt(peak_kib / hostnamed_kib if peak_kib and hostnamed_kib else None, 2)],
-        ["CPU per launch, sequential, ms", fmt(h_cpu / 1e6 if h_cpu else None, 2),
-         "PID 1 CPU per systemd-run launch", fmt(p1_b / 1e6 if p1_b else None, 2),
-         fmt(h_cpu / p1_b if h_cpu and p1_b else None, 2)],
-        [f"CPU per launch, {size} at once, ms", fmt(burst_cpu / 1e6 if burst_cpu else None, 2),
-         "PID 1 CPU per systemd-run launch", fmt(p1_b / 1e6 if p1_b else None, 2),
-         fmt(burst_cpu / p1_b if burst_cpu and p1_b else None, 2)],
-        ["PID 1 CPU per native-runtimectl launch, ms", fmt(p1_nr / 1e6 if p1_nr else None, 2),
-         "PID 1 CPU per systemd-run launch", fmt(p1_b / 1e6 if p1_b else None, 2),
-         fmt(p1_nr / p1_b if p1_nr and p1_b else None, 2)],
-    ]
-    print(table(["measure", "value", "baseline", "baseline value", "ratio"], rows))
-    print()
-
-    idle_all = cm("idle", "all")
-    print(f"## CPU time per launch of `/bin/true` ({cpu_launches} sequential launches each, interleaved, "
-          "medians, ms)")
-    print()
-    all_b = cm("B", "all")
-    rows = []
-    for kind, label in (("A", names["A"]), ("B", names["B"]), ("nr", names["warm"])):
-        a = cm(kind, "all")
-        rows.append([label, fmt(a / 1e6 if a else None, 2), fmt(cm(kind, "pid1") / 1e6 if cm(kind, "pid1") else None, 2),
-                     fmt(cm(kind, "helper") / 1e6 if kind == "nr" and cm(kind, "helper") else 0.0, 2),
-                     fmt(a / all_b if a and all_b else None, 2)])
-    print(table(["variant", "whole harness", "of which PID 1", "of which helper", "ratio to B"], rows))
-    print()
+    if not v.srt["ok"]:
+        notes.insert(0, f"srt: not measured: {v.srt['reason']}")
+    idle_all = cpu.get(("idle", "all"))
     notes.append("CPU time of the whole harness is its cgroup's cpuacct.usage (every process of the private "
                  "systemd: CLI, bus, PID 1, helper, launcher, bwrap, the command, and this script's fork/exec), "
-                 f"over the launch plus 0.1 s before and after; the idle harness burns {fmt(idle_all / 1e6 if idle_all else None, 2)} ms "
-                 "in such a 0.2 s window. Other tenants of the machine are not counted.")
-
-    print(f"## Syscall loop ({loop_iterations} calls of each, {loop_rounds} rounds, ns per call)")
-    print()
-    rows = []
-    overheads = {}
-    for call in sorted(loops["outside"]):
-        out_m = median(loops["outside"][call])
-        a_m = median(loops["A"].get(call, [])) if loops["A"].get(call) else None
-        b_m = median(loops["B"].get(call, [])) if loops["B"].get(call) else None
-        s_m = median(loops["session"].get(call, [])) if loops["session"].get(call) else None
-        overheads[call] = (s_m / out_m - 1) * 100 if s_m and out_m else None
-        rows.append([call, fmt(out_m), fmt(a_m), fmt(b_m), fmt(s_m),
-                     fmt(s_m / out_m if s_m and out_m else None, 3), fmt(overheads[call])])
-    print(table(["call", "outside", "A: bare bwrap", "B: systemd-run + bwrap", "session",
-                 "ratio session/outside", "overhead %"], rows))
-    print()
+                 "over the launch plus 0.1 s before and after; the idle harness burns "
+                 f"{fmt(median(idle_all) / 1e6 if idle_all else None, 2)} ms in such a 0.2 s window. "
+                 "Other tenants of the machine are not counted.")
     notes.append("syscall loop: CPU time of the looping thread (user + kernel), so time spent waiting for a CPU "
                  "on a busy machine is not counted; seccomp filters attached to the loop: "
                  + ", ".join(f"{k} {filters.get(k, '?')}" for k in ("outside", "A", "B", "session")) + ".")
-
-    warm = medians.get(("true", "warm"))
-    b = medians.get(("true", "B"))
-    srt_m = medians.get(("true", "srt"))
-    ws = medians.get(("script", "warm"))
-    bs = medians.get(("script", "B"))
-    p95 = pct(lat["nr"], 95) if lat["nr"] else None
-
-    def verdict(ok):
-        return "n/a" if ok is None else ("met" if ok else "MISSED")
-
-    print("## Targets")
-    print()
-    rows = [
-        ["warm launch median <= baseline B (`/bin/true`)", f"ratio {fmt(warm / b if warm and b else None, 2)}",
-         verdict(warm <= b if warm and b else None)],
-        ["warm launch median <= baseline B (`sh -c`)", f"ratio {fmt(ws / bs if ws and bs else None, 2)}",
-         verdict(ws <= bs if ws and bs else None)],
-        [">= 10x faster than the peer srt (`/bin/true`)",
-         f"srt/warm {fmt(srt_m / warm if srt_m and warm else None, 1)}" if srt["ok"] else "srt not measured",
-         verdict(srt_m / warm >= 10 if srt_m and warm else None)],
-        [f"all {size} concurrent sessions succeed", f"{ok_count['nr']}/{bursts * size}",
-         verdict(ok_count["nr"] == bursts * size)],
-        ["concurrent p95 < 3x single-launch median", f"ratio {fmt(p95 / single if p95 and single else None, 2)}",
-         verdict(p95 < 3 * single if p95 and single else None)],
-        ["helper RSS < 10 MiB (idle / peak)", f"{fmt(mib(idle_kib), 2)} / {fmt(mib(peak_kib), 2)} MiB",
-         verdict(max(idle_kib or 0, peak_kib or 0) < 10 * 1024 if idle_kib and peak_kib else None)],
-    ]
-    for call, o in sorted(overheads.items()):
-        rows.append([f"syscall-loop overhead < 10% ({call})", f"{fmt(o)} %", verdict(o < 10 if o is not None else None)])
-    print(table(["target", "measured", "result"], rows))
-    print()
-    print("## Notes")
-    print()
-    if not srt["ok"]:
-        notes.insert(0, f"srt: not measured: {srt['reason']}")
-    for n in notes:
-        print(f"- {n}")
-    if failures:
-        print()
-        print(f"## Failures ({len(failures)})")
-        print()
-        for f in failures[:50]:
-            print(f"- {f}")
+    notes.append("held sessions: memory per session is the PSS (smaps_rollup) of every process of the unit "
+                 "except the agent (`sleep`), plus the growth of PID 1's, dbus-broker's and (product) the "
+                 "helper's RSS from before the sessions started to when all ran, divided by their number; the "
+                 "client (native-runtimectl run / systemd-run --wait) is the worker's side and listed apart. "
+                 "The scenario runs first; held first: " + " then ".join(held["order"]) + " (drawn), since "
+                 "PID 1 and the broker reuse memory the first kind made them allocate, the second kind's growth "
+                 "is a lower bound; the helper is restarted before the product's sessions.")
+    mem_total = status_kib_meminfo()
+    results = {
+        "schema": 1,
+        "mode": "smoke" if smoke else "full",
+        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "host": {"node": platform.node() or "?", "kernel": platform.release(), "cpus": os.cpu_count(),
+                 "mem_total_kib": mem_total, "load_start": [round(x, 2) for x in load_start],
+                 "load_end": [round(x, 2) for x in os.getloadavg()]},
+        "elapsed_s": round(elapsed, 1),
+        "srt": {"measured": v.srt["ok"], "reason": v.srt.get("reason")},
+        "latency": latency_results(samples, fails, rounds, {wl: w["title"] for wl, w in WORKLOADS.items()}),
+        "cpu": cpu_results(cpu, cpu_launches, median(idle_all) if idle_all else None),
+        "helper": helper_results(idle, cpu, helper, hostnamed_kib),
+        "loop": loop_results(loops, filters, loop_iterations, loop_rounds),
+        "held": held_results(held),
+        "notes": notes,
+        "failures": failures,
+    }
+    results["burst"] = burst_results(lat, ok_count, helper, bursts, size, results["latency"], OWNERS)
+    results["targets"] = targets(results)
+    sys.stdout.write(render(results))
     sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
+            f.write("\n")
     return 1 if failures else 0
+
+
+def status_kib_meminfo():
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 if __name__ == "__main__":

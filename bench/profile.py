@@ -71,16 +71,16 @@ def main():
                 reports(args.out, data[:-5], os.path.join(args.out, data), f"# {data[:-5]}; harness only\n")
         return 0
     notes, failures = [], []
-    conf = inside.read_config(inside.CONFIG)
-    inside.setup_users(conf)
+    plans = inside.Plans()
+    inside.setup_users(plans)
     worker = inside.Worker()
-    v = inside.Variants(conf, worker, {"ok": False})
+    v = inside.Variants(plans, worker, {"ok": False})
     inside.calibrate(v, notes, failures)
     inside.ensure_helper(v)
 
     def nr_seq():
         for _ in range(args.launches):
-            _, rc, _, err = worker.run(v.ctl(inside.OWNERS[0], v.next_chat("pw"), "true"))
+            _, rc, _, err = worker.run(v.ctl(inside.OWNERS[0], v.next_chat("pw"), "noop", ["true"]))
             if rc != 0:
                 failures.append(err)
 
@@ -88,21 +88,20 @@ def main():
         # The stops are recorded too; they show up under systemd and systemctl.
         for _ in range(max(1, args.launches // 2)):
             inside.stop_helper()
-            _, rc, _, err = worker.run(v.ctl(inside.OWNERS[0], v.next_chat("pc"), "true"))
+            _, rc, _, err = worker.run(v.ctl(inside.OWNERS[0], v.next_chat("pc"), "noop", ["true"]))
             if rc != 0:
                 failures.append(err)
 
     def b_seq():
         for _ in range(args.launches):
-            v.root.run(v.systemd_run(["/usr/bin/true"]))
+            v.root.run(v.systemd_run("noop", ["true"]))
 
     def a_seq():
         for _ in range(args.launches):
-            worker.run(v.bwrap(["/usr/bin/true"]))
+            worker.run(v.bwrap("noop", ["true"]))
 
     def loop_session():
-        worker.run([inside.CTL, "run", "--owner", inside.OWNERS[1], "--chat", v.next_chat("pl"), "--adapter",
-                    "loop", "--", "nr-bench-loop", "1000000"])
+        worker.run(v.ctl(inside.OWNERS[1], v.next_chat("pl"), "loop", ["nr-bench-loop", "1000000"]))
 
     def loop_outside():
         worker.run([inside.LOOP, "1000000"])

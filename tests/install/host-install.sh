@@ -83,7 +83,7 @@ for prog in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtim
 done
 check "the helper logged its version at start" \
   bash -c "journalctl --no-pager -u native-runtimed.service | grep -q 'native-runtimed $pkg_version.* starting'"
-check "no test probe in the operator package" bash -c '! dpkg -L native-runtime | grep -q -e nr-probe -e nr-bench-loop'
+check "no test probe in the operator package" bash -c '! dpkg -L native-runtime | grep -q -e nr-probe -e nr-bench-loop -e nr-plan'
 # shellcheck disable=SC2016 # expanded by the inner bash
 check "config.yaml is a conffile" bash -c 'dpkg-query -W -f="\${Conffiles}" native-runtime | grep -q /etc/native-runtime/config.yaml'
 check "state directory is root-only" test "$(stat -c %a:%U /var/lib/native-runtime)" = 700:root
