@@ -13,13 +13,16 @@ Runs (usually inside the sandbox) and prints one JSON object:
                 writing it to this client reading it: median and p90
   stream_gaps   median gap (ms) between consecutive events as read here
                 (equals the upstream's gap when nothing buffers)
+  bypass        with --probe HOST:PORT (repeatable): whether a plain TCP
+                connect() to the upstream itself, around the gateway,
+                succeeds ("connected") or fails (the errno's name)
 
 --deny-listen loads, before any measurement, a libseccomp filter that
 refuses listen/accept/accept4 and io_uring with EPERM, as the agent's own
 seccomp program does, so every transport is measured with the ban in force.
 
 usage: client.py --url URL [--ca CA] --token T [--requests N] [--streams N]
-                 [--tokens N] [--gap-ms G] [--deny-listen]
+                 [--tokens N] [--gap-ms G] [--deny-listen] [--probe HOST:PORT]...
 """
 
 import argparse
@@ -52,6 +55,21 @@ def deny_listen():
     for name in ("listen", "accept", "accept4", "io_uring_setup", "io_uring_enter", "io_uring_register"):
         rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
     rules.load()
+
+
+def try_connect(target):
+    host, port = target.rsplit(":", 1)
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect((host, int(port)))
+        return "connected"
+    except socket.timeout:
+        return "timeout"
+    except OSError as error:
+        return errno.errorcode.get(error.errno, str(error.errno))
+    finally:
+        probe.close()
 
 
 def summary(values):
@@ -129,12 +147,14 @@ def main():
     parser.add_argument("--tokens", type=int, default=100)
     parser.add_argument("--gap-ms", default="2")
     parser.add_argument("--deny-listen", action="store_true")
+    parser.add_argument("--probe", action="append", default=[])
     args = parser.parse_args()
     result = {"start_ns": start}
     if args.deny_listen:
         before = listen_works()
         deny_listen()
         result["listen_probe"] = {"before_filter": before, "after_filter": listen_works()}
+    result["bypass"] = {probe: try_connect(probe) for probe in args.probe}
     target = Target(args.url, args.ca)
     conn = target.connect()
     small(target, conn, args.token)  # warm-up
