@@ -21,51 +21,27 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import inside as bench  # noqa: E402  (the harness's users, variants and helpers)
+import inside as bench  # noqa: E402  (the harness's plans, users, variants and loop phase)
 
 VARIANTS = ("outside", "A", "B", "session")
-
-
-def run_variant(v, var, iterations):
-    w = v.worker
-    if var == "outside":
-        return w.run([bench.LOOP, str(iterations)])
-    if var == "A":
-        return w.run(v.bwrap([bench.LOOP, str(iterations)]))
-    if var == "B":
-        return v.root.run(v.systemd_run([bench.LOOP, str(iterations)]))
-    return w.run([bench.CTL, "run", "--owner", bench.OWNERS[1], "--chat", v.next_chat("sl"),
-                  "--adapter", "loop", "--", "nr-bench-loop", str(iterations)])
 
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     iterations = int(sys.argv[2]) if len(sys.argv) > 2 else 300000
-    conf = bench.read_config(bench.CONFIG)
-    bench.setup_users(conf)
-    v = bench.Variants(conf, bench.Worker(), {"ok": False})
+    plans = bench.Plans()
+    bench.setup_users(plans)
+    v = bench.Variants(plans, bench.Worker(), {"ok": False})
     notes, failures = [], []
     bench.calibrate(v, notes, failures)  # baseline B: the live session unit's properties
     if failures:
         bench.die("; ".join(failures))
     rng = random.Random(16)
-    per_call = {var: {} for var in VARIANTS}
-    filters = {}
-    # One session first, so that the helper's activation is not in round 1.
-    run_variant(v, "session", 1000)
-    for r in range(rounds):
-        order = list(VARIANTS)
-        rng.shuffle(order)
-        for var in order:
-            _, rc, out, err = run_variant(v, var, iterations)
-            if rc != 0:
-                bench.die(f"{var} round {r + 1}: exit {rc}: {err.strip()[-300:]}")
-            for line in out.splitlines():
-                key, _, val = line.partition("=")
-                if key == "seccomp_filters":
-                    filters[var] = val
-                elif key.endswith("_cpu_ns"):
-                    per_call[var].setdefault(key[:-len("_cpu_ns")], []).append(float(val))
+    # One short loop first, so that the helper's activation is not in round 1.
+    bench.loop_phase(v, 1, 1000, rng, failures)
+    per_call, filters = bench.loop_phase(v, rounds, iterations, rng, failures)
+    if failures:
+        bench.die("; ".join(failures))
     print(f"syscall loop: {rounds} rounds of {iterations} calls each, interleaved; "
           f"load average at the end: {os.getloadavg()[0]:.1f}")
     print()
