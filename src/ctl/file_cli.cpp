@@ -125,7 +125,8 @@ int file_diff(const FileOptions& o)
 {
     return with_files([&](FilesProxy& files) {
         const auto [before, after] = files.Diff(o.owner, o.chat, o.job, read_receipt(o.receipt), o.run_as);
-        return copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to) ? 0 : core::kExitIoError;
+        const bool copied = copy_to_file(before.get(), o.before_to) && copy_to_file(after.get(), o.after_to);
+        return copied ? 0 : core::kExitIoError;
     });
 }
 
