@@ -57,7 +57,7 @@ struct stat stat_of(int fd, const std::string& shown)
 
 std::string create_key(int parent, const std::string& name, const std::string& path)
 {
-    const auto bytes = random_bytes(kKeyBytes, ErrorKind::ConfigInvalid, "the receipt key");
+    auto bytes = random_bytes(kKeyBytes, ErrorKind::ConfigInvalid, "the receipt key");
     const int fd = openat(parent, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         fail(ErrorKind::ConfigInvalid, "cannot create the receipt key " + path + ": " + std::strerror(errno));
