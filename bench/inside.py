@@ -307,15 +307,21 @@ def ensure_helper(v):
     return pid
 
 
-def status_kib(pid, field):
+def proc_kib(path, field):
+    """The kB figure of a "Field:  N kB" line of a /proc file, None when the
+    file or the field is gone (a process that has exited)."""
     try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+        with open(path, encoding="ascii") as f:
             for line in f:
                 if line.startswith(field + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
     return None
+
+
+def status_kib(pid, field):
+    return proc_kib(f"/proc/{pid}/status", field)
 
 
 def cpu_ns(pid):
@@ -565,14 +571,7 @@ def descendants(pid, table):
 
 
 def pss_kib(pid):
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
+    return proc_kib(f"/proc/{pid}/smaps_rollup", "Pss")
 
 
 def main_pids(units):
@@ -908,14 +907,7 @@ def main():
 
 
 def status_kib_meminfo():
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
+    return proc_kib("/proc/meminfo", "MemTotal")
 
 
 if __name__ == "__main__":

@@ -89,6 +89,23 @@ std::string corpus_test_name(const ::testing::TestParamInfo<fs::path>& param_inf
     return test_name_for(param_info.param);
 }
 
+// One to max_edits random byte edits (replace, insert, erase) drawn from
+// interesting: what the mutation tests feed a harness.
+std::string mutated(std::string input, std::mt19937& rng, const std::string& interesting, int max_edits)
+{
+    const auto edits = std::uniform_int_distribution<int>(1, max_edits)(rng);
+    for (int e = 0; e < edits && !input.empty(); ++e) {
+        const auto at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
+        const auto c = interesting[std::uniform_int_distribution<std::size_t>(0, interesting.size() - 1)(rng)];
+        switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+        case 0: input[at] = c; break;
+        case 1: input.insert(at, 1, c); break;
+        default: input.erase(at, 1); break;
+        }
+    }
+    return input;
+}
+
 class AConfigCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AnIdCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ARelativePathCorpusInput : public ::testing::TestWithParam<fs::path> {};
@@ -168,17 +185,8 @@ TEST(MutatedConfigCorpusInputs, PassTheConfigFuzzHarness)
     ASSERT_FALSE(files.empty());
     const std::string interesting = "\n\t :-[]{}#&*!?|>'\"/.\\0~";
     for (int round = 0; round < 3000; ++round) {
-        auto input = read_file(files[static_cast<std::size_t>(round) % files.size()]);
-        const auto edits = std::uniform_int_distribution<int>(1, 4)(rng);
-        for (int e = 0; e < edits && !input.empty(); ++e) {
-            const auto at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
-            const auto c = interesting[std::uniform_int_distribution<std::size_t>(0, interesting.size() - 1)(rng)];
-            switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
-            case 0: input[at] = c; break;
-            case 1: input.insert(at, 1, c); break;
-            default: input.erase(at, 1); break;
-            }
-        }
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 4);
         ASSERT_NO_THROW(feed_config(input)) << "round " << round << ":\n" << input;
     }
 }
@@ -246,17 +254,8 @@ TEST(MutatedReceiptCorpusInputs, PassTheReceiptFuzzHarness)
     ASSERT_FALSE(files.empty());
     const std::string interesting = "\n=0a-./+ absent";
     for (int round = 0; round < 20000; ++round) {
-        auto input = read_file(files[static_cast<std::size_t>(round) % files.size()]);
-        const auto edits = std::uniform_int_distribution<int>(1, 3)(rng);
-        for (int e = 0; e < edits && !input.empty(); ++e) {
-            const auto at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
-            const auto c = interesting[std::uniform_int_distribution<std::size_t>(0, interesting.size() - 1)(rng)];
-            switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
-            case 0: input[at] = c; break;
-            case 1: input.insert(at, 1, c); break;
-            default: input.erase(at, 1); break;
-            }
-        }
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_receipt(input)) << "round " << round << ":\n" << input;
     }
 }
@@ -277,17 +276,8 @@ TEST(MutatedLaunchSpecCorpusInputs, PassTheLaunchSpecFuzzHarness)
     ASSERT_FALSE(files.empty());
     const std::string interesting{'\n', ' ', '/', '.', '=', '0', '9', '-', 'a', 'A', '\0', '\x7f'};
     for (int round = 0; round < 20000; ++round) {
-        auto input = read_file(files[static_cast<std::size_t>(round) % files.size()]);
-        const auto edits = std::uniform_int_distribution<int>(1, 3)(rng);
-        for (int e = 0; e < edits && !input.empty(); ++e) {
-            const auto at = std::uniform_int_distribution<std::size_t>(0, input.size() - 1)(rng);
-            const auto c = interesting[std::uniform_int_distribution<std::size_t>(0, interesting.size() - 1)(rng)];
-            switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
-            case 0: input[at] = c; break;
-            case 1: input.insert(at, 1, c); break;
-            default: input.erase(at, 1); break;
-            }
-        }
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_launch_spec(input)) << "round " << round << ":\n" << input;
     }
 }
