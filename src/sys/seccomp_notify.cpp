@@ -22,6 +22,25 @@ void check(int rc, const std::string& what)
     check_seccomp(rc, "supervised seccomp filter", what);
 }
 
+// One byte of data and room for one descriptor: the message both ends of
+// the listener hand-over use. Not copyable: the header points into itself.
+struct DescriptorMessage {
+    explicit DescriptorMessage(char data) : byte(data)
+    {
+        header.msg_iov = &iov;
+        header.msg_iovlen = 1;
+        header.msg_control = control;
+        header.msg_controllen = sizeof(control);
+    }
+    DescriptorMessage(const DescriptorMessage&) = delete;
+    DescriptorMessage& operator=(const DescriptorMessage&) = delete;
+
+    char byte;
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {}; // NOLINT(*-avoid-c-arrays): cmsg ABI
+    msghdr header{};
+};
+
 } // namespace
 
 UniqueFd load_notify_filter(const std::vector<core::SyscallRule>& rules)
@@ -85,14 +104,8 @@ std::optional<AnsweredCall> NotifyResponder::answer_one()
 
 void send_descriptor(int socket, int fd)
 {
-    char byte = 'F';
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {}; // NOLINT
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
+    DescriptorMessage message('F');
+    msghdr& msg = message.header;
     cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
     cmsg->cmsg_level = SOL_SOCKET;
     cmsg->cmsg_type = SCM_RIGHTS;
@@ -107,14 +120,8 @@ void send_descriptor(int socket, int fd)
 
 UniqueFd receive_descriptor(int socket)
 {
-    char byte = 0;
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {}; // NOLINT
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
+    DescriptorMessage message(0);
+    msghdr& msg = message.header;
     ssize_t n = 0;
     while ((n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
     }
