@@ -83,6 +83,10 @@ template <typename T> const T* value_of(const SessionPlan& p, const std::string&
     return value;
 }
 
+// A pointer into a temporary plan would dangle (ASan found one): a plan
+// must outlive the value read from it.
+template <typename T> const T* value_of(SessionPlan&& p, const std::string& name) = delete;
+
 #define EXPECT_PROPERTY(p, type, name, expected)                                                                       \
     do {                                                                                                               \
         const auto* v_ = value_of<type>(p, name);                                                                      \
@@ -511,7 +515,8 @@ TEST(TheUnit, ForbidsRealtimeSchedulingThroughAZeroRtprioLimit)
     // With no CAP_SYS_NICE (empty bounding set) and RLIMIT_RTPRIO 0, soft
     // and hard, the kernel refuses SCHED_FIFO/SCHED_RR; SCHED_DEADLINE needs
     // the capability anyway. RestrictRealtime= without a filter.
-    EXPECT_PROPERTY(plan(), std::uint64_t, "LimitRTPRIO", 0U);
+    const auto p = plan();
+    EXPECT_PROPERTY(p, std::uint64_t, "LimitRTPRIO", 0U);
 }
 
 TEST(TheUnit, LeavesKernelTunablesWritableBecauseBwrapDisableUsernsWritesThem)
