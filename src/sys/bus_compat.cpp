@@ -45,6 +45,17 @@ std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const 
 
 void finish_signal_setup(sdbus::IProxy& /*proxy*/) {}
 
+void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done)
+{
+    (void)proxy.callMethodAsync("GetAll")
+        .onInterface("org.freedesktop.DBus.Properties")
+        .withArguments(interface)
+        .uponReplyInvoke(
+            [done = std::move(done)](std::optional<sdbus::Error> error, std::map<std::string, sdbus::Variant> all) {
+                done(error ? error->getMessage() : std::string(), std::move(all));
+            });
+}
+
 bool process_pending(sdbus::IConnection& connection)
 {
     return connection.processPendingEvent();
@@ -72,6 +83,17 @@ std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const 
 void finish_signal_setup(sdbus::IProxy& proxy)
 {
     proxy.finishRegistration();
+}
+
+void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done)
+{
+    (void)proxy.callMethodAsync("GetAll")
+        .onInterface("org.freedesktop.DBus.Properties")
+        .withArguments(interface)
+        .uponReplyInvoke(
+            [done = std::move(done)](const sdbus::Error* error, std::map<std::string, sdbus::Variant> all) {
+                done(error != nullptr ? error->getMessage() : std::string(), std::move(all));
+            });
 }
 
 bool process_pending(sdbus::IConnection& connection)

@@ -11,6 +11,8 @@
 #include <poll.h>
 #include <sys/types.h>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +45,13 @@ std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const 
 // Subscribes the signal handlers added with uponSignal() so far: 1.x needs
 // this step, 2.x subscribes each handler as it is added.
 void finish_signal_setup(sdbus::IProxy& proxy);
+
+// org.freedesktop.DBus.Properties.GetAll(`interface`) on `proxy`, without
+// waiting: `done` runs later, from process_pending(), with the properties and
+// an empty error, or with the error's message. Destroying the proxy first
+// cancels the call (`done` never runs).
+using GetAllDone = std::function<void(const std::string& error, std::map<std::string, sdbus::Variant> all)>;
+void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done);
 
 // Handles one pending bus event; false when nothing is pending.
 bool process_pending(sdbus::IConnection& connection);
