@@ -64,7 +64,7 @@ StartRollback::StartRollback(ClaimTable& claims, SessionRegistry& sessions, sys:
 StartRollback::~StartRollback()
 {
     if (armed_) {
-        undo_start(claims_, sessions_, systemd_, token_, unit_, started_);
+        undo_start(claims_, sessions_, systemd_, token_, unit_, std::nullopt);
     }
 }
 

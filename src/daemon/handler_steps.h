@@ -47,11 +47,10 @@ void log_trouble(const std::string& unit, const std::string& message);
 void undo_start(ClaimTable& claims, SessionRegistry& sessions, sys::SystemdManager& systemd, const std::string& token,
                 const std::string& unit, const std::optional<sdbus::ObjectPath>& started) noexcept;
 
-// undo_start in one place for the synchronous part of a start: created
-// before the launch spec is registered and the unit watched, it undoes the
-// start unless commit() was called (unit_started() says systemd has the
-// unit). The caller gets the error that unwound the start, not a session,
-// so no end is reported.
+// undo_start for the part of a start before systemd is asked: created
+// before the launch spec is registered and the unit watched, it withdraws
+// both unless commit() was called. The caller gets the error that unwound
+// the start, not a session, so no end is reported.
 class StartRollback {
 public:
     StartRollback(ClaimTable& claims, SessionRegistry& sessions, sys::SystemdManager& systemd, std::string token,
@@ -62,7 +61,6 @@ public:
     StartRollback(StartRollback&&) = delete;
     StartRollback& operator=(StartRollback&&) = delete;
 
-    void unit_started(const sdbus::ObjectPath& path) { started_ = path; }
     void commit() { armed_ = false; }
 
 private:
@@ -71,7 +69,6 @@ private:
     sys::SystemdManager& systemd_;
     std::string token_;
     std::string unit_;
-    std::optional<sdbus::ObjectPath> started_;
     bool armed_ = true;
 };
 

@@ -68,7 +68,7 @@ ManagerService::~ManagerService()
     // Starts whose hardening was never confirmed are undone, and their
     // callers (and launchers) told so.
     for (auto& start : in_flight_) {
-        undo_start(claims_, sessions_, systemd_, start.token, start.unit, start.path);
+        undo_start(claims_, sessions_, systemd_, start.token, start.unit, start.started());
         const core::Error stopped(ErrorKind::SystemdFailure,
                                   "the helper stopped before the hardening of " + start.unit + " was confirmed");
         sys::write_log(core::refusal_record("StartSession", start.caller, stopped,
@@ -230,20 +230,31 @@ void ManagerService::start_session(StartReply&& reply, const core::SessionReques
     // of its name, and a session that ends at once must not be missed.
     const auto path = sys::unit_object_path(plan.unit_name);
     sessions_.track(plan.unit_name, path, request.owner, request.chat, request.job);
-    systemd_.start_transient(plan.unit_name, plan.properties, stdio);
-    rollback.unit_started(path);
+    auto start = std::make_unique<sys::TransientStart>(connection_, plan.unit_name, plan.properties, stdio);
     auto read =
         std::make_unique<sys::EffectivePropertiesRead>(connection_, path, sys::kServiceInterface, plan.properties);
     in_flight_.push_back(StartInFlight{std::move(reply), request, worker, caller, user.uid, plan.unit_name, path, token,
-                                       std::move(plan.properties), std::move(read)});
+                                       std::move(plan.properties), std::move(start), std::move(read)});
     // From here finish_start answers, or undoes the start.
     rollback.commit();
+}
+
+std::optional<sdbus::ObjectPath> ManagerService::StartInFlight::started() const
+{
+    if (start->ready()) {
+        try {
+            start->result();
+        } catch (const core::Error&) {
+            return std::nullopt; // refused: the unit is not ours to stop (UnitExists)
+        }
+    }
+    return path;
 }
 
 void ManagerService::finish_ready_starts()
 {
     for (auto it = in_flight_.begin(); it != in_flight_.end();) {
-        if (!it->read->ready()) {
+        if (!it->ready()) {
             ++it;
             continue;
         }
@@ -256,11 +267,12 @@ void ManagerService::finish_ready_starts()
 void ManagerService::finish_start(StartInFlight& start)
 {
     try {
+        start.start->result();
         refuse_unless_applied(start);
     } catch (const core::Error& e) {
         // Fail closed: the spec is withdrawn (its launcher's Claim is then
-        // refused) and the unit stopped and let go.
-        undo_start(claims_, sessions_, systemd_, start.token, start.unit, start.path);
+        // refused) and a started unit stopped and let go.
+        undo_start(claims_, sessions_, systemd_, start.token, start.unit, start.started());
         sys::write_log(core::refusal_record("StartSession", start.caller, e,
                                             {start.request.owner, start.request.chat, start.request.job, {}}, false));
         start.reply.returnError(sys::to_bus_error(e));

@@ -73,12 +73,12 @@ private:
                                  std::vector<std::string> argv, sdbus::UnixFd stdin_fd, sdbus::UnixFd stdout_fd,
                                  sdbus::UnixFd stderr_fd, std::map<std::string, sdbus::Variant> options) override;
     void RunCanary(CanaryReply&& result, std::string run_as_user) override;
-    // A session whose unit systemd has started while the helper reads back
-    // its hardening. The read is asynchronous, so one slow answer from PID 1
-    // (it answers a unit's GetAll only after spawning that unit) does not
-    // hold up every other StartSession behind it; the spec stays unconfirmed
-    // in claims_ (its launcher's Claim waits) and the call unanswered until
-    // the read passed.
+    // A session whose unit the helper asked systemd to start, and whose
+    // hardening it reads back. Both calls are asynchronous, so one slow
+    // answer from PID 1 (it answers a unit's GetAll only after spawning that
+    // unit) does not hold up every other StartSession behind it; the spec
+    // stays unconfirmed in claims_ (its launcher's Claim waits) and the call
+    // unanswered until the start succeeded and the read passed.
     struct StartInFlight {
         StartReply reply;
         core::SessionRequest request;
@@ -89,7 +89,15 @@ private:
         sdbus::ObjectPath path;
         std::string token;
         core::UnitProperties planned;
+        // Both sent at once: PID 1 handles a connection's calls in order,
+        // so the read sees the unit the start created (its answer is
+        // ignored when the start failed).
+        std::unique_ptr<sys::TransientStart> start;
         std::unique_ptr<sys::EffectivePropertiesRead> read;
+
+        [[nodiscard]] bool ready() const { return start->ready() && read->ready(); }
+        // Whether systemd may have the unit, so undoing must stop it.
+        [[nodiscard]] std::optional<sdbus::ObjectPath> started() const;
     };
     // A launcher's Claim that came while its unit's hardening was still
     // being read back; answered by settle_parked_claims.
@@ -100,15 +108,15 @@ private:
         core::Caller caller;
     };
     // Everything StartSession does once the host passed preflight, up to
-    // starting the unit and sending the read-back; `caller` was captured
+    // sending the start and the read-back; `caller` was captured
     // while the call was dispatched (for the journal). Throws before it
     // takes `reply` (the caller answers the error); once it returns,
     // finish_ready_starts answers.
     void start_session(StartReply&& reply, const core::SessionRequest& request, const core::RunAsUser& user,
                        const std::string& worker, const core::Caller& caller,
                        const std::array<sdbus::UnixFd, 3>& stdio);
-    // Answers each start whose read-back is in: the session, or the
-    // refusal (and the unit undone).
+    // Answers each start whose start and read-back are answered: the
+    // session, or the refusal (and the start undone).
     void finish_ready_starts();
     void finish_start(StartInFlight& start);
     // Hands out or refuses each parked Claim whose spec was confirmed or

@@ -56,6 +56,18 @@ void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDon
             });
 }
 
+void start_transient_unit_async(sdbus::IProxy& proxy, const std::string& interface, const std::string& name,
+                                const UnitPropertyList& properties, CallDone done)
+{
+    const std::vector<sdbus::Struct<std::string, UnitPropertyList>> aux;
+    (void)proxy.callMethodAsync("StartTransientUnit")
+        .onInterface(interface)
+        .withArguments(name, std::string("fail"), properties, aux)
+        .uponReplyInvoke([done = std::move(done)](std::optional<sdbus::Error> error, const sdbus::ObjectPath& /*job*/) {
+            done(error ? std::string(error->getName()) : std::string(), error ? error->getMessage() : std::string());
+        });
+}
+
 bool process_pending(sdbus::IConnection& connection)
 {
     return connection.processPendingEvent();
@@ -94,6 +106,19 @@ void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDon
             [done = std::move(done)](const sdbus::Error* error, std::map<std::string, sdbus::Variant> all) {
                 done(error != nullptr ? error->getMessage() : std::string(), std::move(all));
             });
+}
+
+void start_transient_unit_async(sdbus::IProxy& proxy, const std::string& interface, const std::string& name,
+                                const UnitPropertyList& properties, CallDone done)
+{
+    const std::vector<sdbus::Struct<std::string, UnitPropertyList>> aux;
+    (void)proxy.callMethodAsync("StartTransientUnit")
+        .onInterface(interface)
+        .withArguments(name, std::string("fail"), properties, aux)
+        .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, const sdbus::ObjectPath& /*job*/) {
+            done(error != nullptr ? error->getName() : std::string(),
+                 error != nullptr ? error->getMessage() : std::string());
+        });
 }
 
 bool process_pending(sdbus::IConnection& connection)

@@ -53,6 +53,15 @@ void finish_signal_setup(sdbus::IProxy& proxy);
 using GetAllDone = std::function<void(const std::string& error, std::map<std::string, sdbus::Variant> all)>;
 void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done);
 
+// systemd's StartTransientUnit(name, "fail", properties, no aux units) on
+// the manager `proxy`, without waiting: `done` runs later, from
+// process_pending(), with the error's name and message, both empty when
+// systemd accepted it. Destroying the proxy first cancels the call.
+using UnitPropertyList = std::vector<sdbus::Struct<std::string, sdbus::Variant>>;
+using CallDone = std::function<void(const std::string& error_name, const std::string& error_message)>;
+void start_transient_unit_async(sdbus::IProxy& proxy, const std::string& interface, const std::string& name,
+                                const UnitPropertyList& properties, CallDone done);
+
 // Handles one pending bus event; false when nothing is pending.
 bool process_pending(sdbus::IConnection& connection);
 

@@ -16,7 +16,6 @@ namespace {
 using core::ErrorKind;
 using core::fail;
 
-using PropertyList = std::vector<sdbus::Struct<std::string, sdbus::Variant>>;
 using ExecList = std::vector<sdbus::Struct<std::string, std::vector<std::string>, bool>>;
 
 struct VariantOf {
@@ -72,29 +71,70 @@ SystemdManager::SystemdManager(sdbus::IConnection& connection)
 {
 }
 
-void SystemdManager::start_transient(const std::string& name, const core::UnitProperties& properties,
-                                     const std::array<sdbus::UnixFd, 3>& stdio)
+namespace {
+
+// The property list StartTransientUnit takes, with AddRef: it keeps the
+// unit loaded after it stops until the helper read its result and called
+// Unref; without it CollectMode would drop the exit status.
+UnitPropertyList transient_properties(const core::UnitProperties& properties, const std::array<sdbus::UnixFd, 3>& stdio)
 {
-    PropertyList list;
+    UnitPropertyList list;
     list.reserve(properties.size() + 1);
     for (const auto& property : properties) {
         list.emplace_back(property.name, std::visit(VariantOf{stdio}, property.value));
     }
-    // Keeps the unit loaded after it stops until the helper read its result
-    // and called Unref; without it CollectMode would drop the exit status.
     list.emplace_back("AddRef", sdbus::Variant(true));
-    const std::vector<sdbus::Struct<std::string, PropertyList>> aux;
+    return list;
+}
+
+[[noreturn]] void refuse_start(const std::string& name, const std::string& error_name, const std::string& message)
+{
+    if (error_name == "org.freedesktop.systemd1.UnitExists") {
+        fail(ErrorKind::SessionBusy, "a session for this owner and chat is already running (" + name + ")");
+    }
+    fail(ErrorKind::SystemdFailure, "systemd refused to start " + name + ": " + message);
+}
+
+} // namespace
+
+void SystemdManager::start_transient(const std::string& name, const core::UnitProperties& properties,
+                                     const std::array<sdbus::UnixFd, 3>& stdio)
+{
+    const std::vector<sdbus::Struct<std::string, UnitPropertyList>> aux;
     sdbus::ObjectPath job;
     try {
         manager_->callMethod("StartTransientUnit")
             .onInterface(kManagerInterface)
-            .withArguments(name, std::string("fail"), list, aux)
+            .withArguments(name, std::string("fail"), transient_properties(properties, stdio), aux)
             .storeResultsTo(job);
     } catch (const sdbus::Error& e) {
-        if (e.getName() == "org.freedesktop.systemd1.UnitExists") {
-            fail(ErrorKind::SessionBusy, "a session for this owner and chat is already running (" + name + ")");
-        }
-        fail(ErrorKind::SystemdFailure, "systemd refused to start " + name + ": " + e.getMessage());
+        refuse_start(name, e.getName(), e.getMessage());
+    }
+}
+
+TransientStart::TransientStart(sdbus::IConnection& connection, std::string name, const core::UnitProperties& properties,
+                               const std::array<sdbus::UnixFd, 3>& stdio)
+    : name_(std::move(name)), manager_(make_proxy(connection, kSystemdService, kSystemdPath))
+{
+    try {
+        // Runs from dispatch: only records the answer.
+        start_transient_unit_async(*manager_, kManagerInterface, name_, transient_properties(properties, stdio),
+                                   [this](const std::string& error_name, const std::string& error_message) {
+                                       error_name_ = error_name;
+                                       error_message_ = error_message;
+                                       answered_ = true;
+                                   });
+    } catch (const sdbus::Error& e) {
+        error_name_ = e.getName();
+        error_message_ = e.getMessage();
+        answered_ = true;
+    }
+}
+
+void TransientStart::result() const
+{
+    if (!error_name_.empty()) {
+        refuse_start(name_, error_name_, error_message_);
     }
 }
 

@@ -44,6 +44,34 @@ struct ListedUnit {
 // /org/freedesktop/systemd1/unit), valid before the unit exists.
 sdbus::ObjectPath unit_object_path(const std::string& unit_name);
 
+// StartTransientUnit exactly as SystemdManager::start_transient sends it,
+// without waiting for systemd's answer, so the single-threaded helper can
+// start other units meanwhile. ready() once systemd answered; result() then
+// returns, or throws what start_transient would have. It owns its proxy:
+// destroying it first cancels the call.
+class TransientStart {
+public:
+    TransientStart(sdbus::IConnection& connection, std::string name, const core::UnitProperties& properties,
+                   const std::array<sdbus::UnixFd, 3>& stdio);
+    TransientStart(const TransientStart&) = delete;
+    TransientStart& operator=(const TransientStart&) = delete;
+    TransientStart(TransientStart&&) = delete;
+    TransientStart& operator=(TransientStart&&) = delete;
+    ~TransientStart() = default;
+
+    [[nodiscard]] bool ready() const { return answered_; }
+    void result() const;
+
+private:
+    std::string name_;
+    bool answered_ = false;
+    std::string error_name_;
+    std::string error_message_;
+    // Last, so it goes first: its destruction cancels the call whose reply
+    // would write to the members above.
+    std::unique_ptr<sdbus::IProxy> manager_;
+};
+
 class SystemdManager {
 public:
     explicit SystemdManager(sdbus::IConnection& connection);
