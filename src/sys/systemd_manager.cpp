@@ -260,11 +260,48 @@ sdbus::Variant SystemdManager::unit_property(const sdbus::ObjectPath& path, cons
     }
 }
 
+std::map<std::string, sdbus::Variant> SystemdManager::unit_properties(const sdbus::ObjectPath& path,
+                                                                      const std::string& interface)
+{
+    auto unit = unit_proxy(path);
+    std::map<std::string, sdbus::Variant> all;
+    try {
+        unit->callMethod("GetAll")
+            .onInterface("org.freedesktop.DBus.Properties")
+            .withArguments(interface)
+            .storeResultsTo(all);
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "reading the properties of " + std::string(path) + ": " + e.getMessage());
+    }
+    return all;
+}
+
+namespace {
+
+// `name` of `all` as T; SystemdFailure when systemd did not report it.
+template <typename T>
+T required(const std::map<std::string, sdbus::Variant>& all, const std::string& name, const sdbus::ObjectPath& path)
+{
+    const auto found = all.find(name);
+    if (found == all.end()) {
+        fail(ErrorKind::SystemdFailure, "systemd reports no " + name + " for " + std::string(path));
+    }
+    try {
+        return found->second.get<T>();
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::SystemdFailure, "reading " + name + " of " + std::string(path) + ": " + e.getMessage());
+    }
+}
+
+} // namespace
+
 bool SystemdManager::unit_ended(const sdbus::ObjectPath& path)
 {
-    const auto left_inactive =
-        unit_property(path, kUnitInterface, "InactiveExitTimestampMonotonic").get<std::uint64_t>();
-    return core::unit_has_ended(unit_property(path, kUnitInterface, "ActiveState").get<std::string>(), left_inactive);
+    // One GetAll: the timestamp and the state come from the same moment,
+    // which is what core::unit_has_ended needs (see there).
+    const auto all = unit_properties(path, kUnitInterface);
+    return core::unit_has_ended(required<std::string>(all, "ActiveState", path),
+                                required<std::uint64_t>(all, "InactiveExitTimestampMonotonic", path));
 }
 
 sdbus::Variant SystemdManager::manager_property(const std::string& name)
@@ -278,22 +315,25 @@ sdbus::Variant SystemdManager::manager_property(const std::string& name)
 
 UnitEnd SystemdManager::read_end(const sdbus::ObjectPath& path)
 {
+    // One round trip, not one per property: at the end of a burst PID 1
+    // answers each call only between spawning other units.
+    const auto all = unit_properties(path, kServiceInterface);
     UnitEnd end;
-    end.result = unit_property(path, kServiceInterface, "Result").get<std::string>();
-    end.code = unit_property(path, kServiceInterface, "ExecMainCode").get<std::int32_t>();
-    end.status = unit_property(path, kServiceInterface, "ExecMainStatus").get<std::int32_t>();
+    end.result = required<std::string>(all, "Result", path);
+    end.code = required<std::int32_t>(all, "ExecMainCode", path);
+    end.status = required<std::int32_t>(all, "ExecMainStatus", path);
     // Accounting values: absent properties and systemd's "unknown"
     // (UINT64_MAX) both leave the field empty.
     const auto counter = [&](const char* name) -> std::optional<std::uint64_t> {
-        try {
-            const auto value = unit_property(path, kServiceInterface, name).get<std::uint64_t>();
-            if (value == std::numeric_limits<std::uint64_t>::max()) {
-                return std::nullopt;
-            }
-            return value;
-        } catch (const core::Error&) {
+        const auto found = all.find(name);
+        if (found == all.end() || found->second.peekValueType() != "t") {
             return std::nullopt;
         }
+        const auto value = found->second.get<std::uint64_t>();
+        if (value == std::numeric_limits<std::uint64_t>::max()) {
+            return std::nullopt;
+        }
+        return value;
     };
     const auto started = counter("ExecMainStartTimestampMonotonic");
     const auto exited = counter("ExecMainExitTimestampMonotonic");

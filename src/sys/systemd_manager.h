@@ -105,6 +105,8 @@ public:
     std::vector<ListedUnit> list_units(const std::vector<std::string>& patterns);
 
     sdbus::Variant unit_property(const sdbus::ObjectPath& path, const std::string& interface, const std::string& name);
+    // Every property of `interface` in one round trip (and one snapshot).
+    std::map<std::string, sdbus::Variant> unit_properties(const sdbus::ObjectPath& path, const std::string& interface);
     // A property of the manager object itself, e.g. "Version".
     sdbus::Variant manager_property(const std::string& name);
     UnitEnd read_end(const sdbus::ObjectPath& path);
