@@ -14,11 +14,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nr::supervise {
 

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -18,7 +19,10 @@
 
 #include <array>
 #include <cerrno>
-#include <netinet/in.h>
+#include <csignal>
+#include <optional>
+#include <string>
+#include <vector>
 
 using nr::core::SupervisedCall;
 using nr::sys::NotifyResponder;
