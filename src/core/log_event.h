@@ -1,9 +1,9 @@
 #pragma once
-// What the three binaries write to the journal, decided without touching it:
-// one MESSAGE_ID per kind of event (docs/journal.catalog has an entry for
+// What the product's binaries write to the journal, decided without touching
+// it: one MESSAGE_ID per kind of event (docs/journal.catalog has an entry for
 // each), the priority, and the structured fields. sys/journal_writer sends
-// the result with sd_journal_sendv; nothing else in the project writes to
-// the journal.
+// the result over journald's native protocol (core/journal_native.h);
+// nothing else in the project writes to the journal.
 
 #include "core/error.h"
 

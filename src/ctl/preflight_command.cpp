@@ -20,6 +20,9 @@
 #ifndef NR_LAUNCHER_PATH
 #error "NR_LAUNCHER_PATH must be defined by the build"
 #endif
+#ifndef NR_SUPERVISOR_PATH
+#error "NR_SUPERVISOR_PATH must be defined by the build"
+#endif
 #ifndef NR_HELPER_PATH
 #error "NR_HELPER_PATH must be defined by the build"
 #endif
@@ -86,7 +89,7 @@ std::vector<core::CheckResult> run_checks(const PreflightOptions& options, const
     if (user && std::find(principals.begin(), principals.end(), user_name) == principals.end()) {
         principals.push_back(user_name);
     }
-    results.push_back(sys::check_immutable(config, {NR_LAUNCHER_PATH, NR_HELPER_PATH}, principals));
+    results.push_back(sys::check_immutable(config, {NR_LAUNCHER_PATH, NR_SUPERVISOR_PATH, NR_HELPER_PATH}, principals));
 
     auto units = config.app_units;
     for (const auto& unit : options.units) {

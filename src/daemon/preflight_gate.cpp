@@ -19,6 +19,9 @@
 #ifndef NR_HELPER_PATH
 #error "NR_HELPER_PATH must be defined by the build"
 #endif
+#ifndef NR_SUPERVISOR_PATH
+#error "NR_SUPERVISOR_PATH must be defined by the build"
+#endif
 #ifndef NR_WORKER_GROUP
 #error "NR_WORKER_GROUP must be defined by the build"
 #endif
@@ -84,8 +87,8 @@ std::string PreflightGate::current_record()
     } catch (const core::Error& e) {
         version = std::string("unreadable: ") + e.what();
     }
-    return core::canary_cache_record(
-        sys::observe_canary_inputs(config_path_, {NR_HELPER_PATH, launcher_path_, config_.bwrap_path}, version));
+    return core::canary_cache_record(sys::observe_canary_inputs(
+        config_path_, {NR_HELPER_PATH, launcher_path_, NR_SUPERVISOR_PATH, config_.bwrap_path}, version));
 }
 
 bool PreflightGate::ready(const core::RunAsUser& user)
@@ -104,7 +107,7 @@ bool PreflightGate::ready(const core::RunAsUser& user)
     };
     auto principals = sys::session_principals(config_);
     principals.push_back(user.name);
-    results.push_back(sys::check_immutable(config_, {launcher_path_, NR_HELPER_PATH}, principals));
+    results.push_back(sys::check_immutable(config_, {launcher_path_, NR_SUPERVISOR_PATH, NR_HELPER_PATH}, principals));
     // Only units the operator configured can be checked from here.
     if (!config_.app_units.empty()) {
         results.push_back(

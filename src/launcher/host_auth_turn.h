@@ -8,8 +8,10 @@
 // be unlocked by model-controlled code, admitting the next session early.
 // bwrap cannot hold it for us: its monitor outside the sandbox closes every
 // extra descriptor, and --sync-fd is kept by the sandbox's own PID 1, which
-// code in the sandbox can see. So the launcher holds it, as the parent of
-// bwrap (launcher/supervisor.h), with the ticket on a close-on-exec descriptor.
+// code in the sandbox can see. So the launcher takes it and hands both
+// descriptors across its exec to native-runtime-supervise, bwrap's parent
+// (launcher/supervisor.h), which holds it until the sandbox has exited;
+// nothing else inherits them.
 
 #include <optional>
 
@@ -22,6 +24,6 @@ namespace nr::launcher {
 // Throws core::Error when the lock state is unsafe (no fallback).
 std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec);
 
-// The turn is then held by launcher/supervisor.h's run_supervised.
+// The turn is then handed over by launcher/supervisor.h's run_supervised.
 
 } // namespace nr::launcher

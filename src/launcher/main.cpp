@@ -1,8 +1,9 @@
 // native-runtime-launch: runs as ExecStart= of a session unit, as the
 // session user. It takes its spec from the helper (never from argv or the
 // unit environment, both world-readable), prepares the owner's private
-// directories, and starts bwrap with the seccomp filter attached, staying
-// its parent (launcher/supervisor.h) until the sandbox ends.
+// directories, and starts bwrap with the seccomp filter attached; then it
+// execs native-runtime-supervise in its place, which stays bwrap's parent
+// until the sandbox ends (launcher/supervisor.h).
 
 #include "core/cli_exit.h"
 #include "core/denial_tally.h"
@@ -63,7 +64,7 @@ int main(int argc, char** argv)
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         // Waits here, inside the unit, for a serial adapter's turn.
         auto turn = nr::launcher::take_turn(spec);
-        // listen/accept/io_uring are refused by a filter the launcher
+        // listen/accept/io_uring are refused by a filter the supervisor
         // answers (and counts, and logs); the rest by bwrap's filter.
         const auto seccomp = nr::core::split_supervised(spec.seccomp);
         const auto become_sandbox = [&spec, &seccomp] {
@@ -92,8 +93,8 @@ int main(int argc, char** argv)
             nr::sys::keep_across_exec(args.get(), "bwrap options");
             nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(planned, args.get()), {});
         };
-        // Stays bwrap's parent: holds the turn, answers the supervised
-        // filter, watches the worker's end of stdout.
+        // Becomes the supervisor, bwrap's parent: holds the turn, answers
+        // the supervised filter, watches the worker's end of stdout.
         nr::launcher::run_supervised(std::move(turn), spec.environment, seccomp.supervised, become_sandbox);
     } catch (const nr::core::Error& e) {
         launch_failed(std::string(nr::core::error_name(e.kind())) + ": " + e.what());

@@ -1,17 +1,14 @@
 #include "launcher/supervisor.h"
 
 #include "core/cli_exit.h"
-#include "core/denial_tally.h"
 #include "core/error.h"
-#include "core/journal_fields.h"
+#include "core/supervisor_args.h"
 #include "sys/journal_writer.h"
-#include "sys/output_watch.h"
+#include "sys/sealed_memfd.h"
 #include "sys/seccomp_notify.h"
 
-#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +19,12 @@
 #include <cstring>
 #include <iostream>
 
+#ifndef NR_SUPERVISOR_PATH
+#error "NR_SUPERVISOR_PATH must be defined by the build"
+#endif
+
+extern char** environ; // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared in C++
+
 namespace nr::launcher {
 
 namespace {
@@ -29,15 +32,10 @@ namespace {
 using core::ErrorKind;
 using core::fail;
 
-// At most this many denial records per interval per session; the summary
-// at the end has every count (journald's own per-unit rate limit is a
-// second bound).
-constexpr std::size_t kDenialBurst = 5;
-constexpr auto kDenialInterval = std::chrono::seconds(30);
-
-// The signals systemd uses to stop a unit. While the sandbox runs, the
-// supervisor defers them so it outlives bwrap: it never releases a turn or
-// stops answering while the session's processes still exist.
+// The signals systemd uses to stop a unit. They are blocked before the
+// fork, and the supervisor inherits the mask across exec (with anything
+// pending): it outlives bwrap, and never releases a turn or stops answering
+// while the session's processes still exist.
 sigset_t stop_signals()
 {
     sigset_t set;
@@ -48,60 +46,56 @@ sigset_t stop_signals()
     return set;
 }
 
-[[noreturn]] void end_like(int status)
+void report_failure(const std::string& message)
 {
-    if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
-        (void)std::signal(sig, SIG_DFL);
-        sigset_t only;
-        sigemptyset(&only);
-        sigaddset(&only, sig);
-        sigprocmask(SIG_UNBLOCK, &only, nullptr);
-        (void)raise(sig);
-        _exit(core::kExitSignalBase + sig); // a signal whose default is not to die
-    }
-    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : core::kExitLaunchFailed);
+    std::cerr << "native-runtime-launch: " << message << '\n';
+    sys::write_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + message));
 }
 
 [[noreturn]] void child_failed(const std::string& message)
 {
-    std::cerr << "native-runtime-launch: " << message << '\n';
-    sys::write_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + message));
+    report_failure(message);
     _exit(core::kExitLaunchFailed);
 }
 
-void answer(sys::NotifyResponder& responder, core::DenialTally& tally)
+std::vector<char*> c_strings(std::vector<std::string>& items)
 {
-    const auto call = responder.answer_one();
-    if (!call) {
-        return;
+    std::vector<char*> out;
+    out.reserve(items.size() + 1);
+    for (auto& item : items) {
+        out.push_back(item.data());
     }
-    if (tally.note(call->syscall, core::DenialTally::Clock::now())) {
-        auto record = core::denial_record(call->syscall, call->errno_value, tally);
-        record.fields.emplace_back(core::kFieldDeniedPid, std::to_string(call->pid));
-        sys::write_log(record);
-        tally.mark_logged();
-    }
+    out.push_back(nullptr);
+    return out;
 }
 
-// Answers the listener until the child has exited, or kills the child when
-// the worker stops reading the session's stdout (stream disposal: see
-// sys/output_watch.h and the stdio-host contract in docs/adapters.md).
-sys::ChildEnd serve_until_exit(pid_t child, int listener, const std::vector<core::SyscallRule>& supervised)
+// Becomes the supervisor. The descriptors it names are made to survive the
+// exec; everything else the launcher holds is close-on-exec. The launcher's
+// environment is the unit's (world-readable, never the agent's).
+[[noreturn]] void exec_supervisor(pid_t child, const sys::UniqueFd& listener,
+                                  const std::optional<sys::AdmissionTicket>& turn,
+                                  const std::vector<core::SupervisedCall>& calls)
 {
-    sys::NotifyResponder responder(listener, supervised);
-    core::DenialTally tally(kDenialBurst, kDenialInterval);
-    sys::ChildEnd end;
-    try {
-        end = sys::wait_child_or_reader_gone(child, STDOUT_FILENO, listener, [&] { answer(responder, tally); });
-    } catch (const core::Error& e) {
-        std::cerr << "native-runtime-launch: " << core::error_name(e.kind()) << ": " << e.what() << '\n';
-        end.wait_status = core::kExitLaunchFailed << 8; // as if exited with 125
+    core::SupervisorArgs args;
+    args.child_pid = child;
+    if (listener.valid()) {
+        args.listener_fd = listener.get();
+        sys::keep_across_exec(listener.get(), "seccomp listener");
     }
-    if (tally.total() != 0) {
-        sys::write_log(core::denial_summary_record(tally));
+    if (turn) {
+        const auto& held = turn->held();
+        args.turn = core::HeldTurnFds{held.dir(), held.ticket(), held.number()};
+        sys::keep_across_exec(held.dir(), "admission queue");
+        sys::keep_across_exec(held.ticket(), "admission ticket");
     }
-    return end;
+    args.calls = calls;
+    std::vector<std::string> argv{NR_SUPERVISOR_PATH};
+    for (auto& word : core::encode_supervisor_args(args)) {
+        argv.push_back(std::move(word));
+    }
+    auto c_argv = c_strings(argv);
+    execve(c_argv.front(), c_argv.data(), environ);
+    fail(ErrorKind::LaunchFailed, "exec " + argv.front() + ": " + std::strerror(errno));
 }
 
 } // namespace
@@ -109,6 +103,9 @@ sys::ChildEnd serve_until_exit(pid_t child, int listener, const std::vector<core
 void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::string>& secrets,
                     const std::vector<core::SyscallRule>& supervised, const std::function<void()>& become_sandbox)
 {
+    // Resolved once, before the fork: the child's filter and the
+    // supervisor's answers use the same numbers.
+    const auto calls = sys::supervised_calls(supervised);
     std::array<int, 2> channel{-1, -1};
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel.data()) < 0) {
         fail(ErrorKind::LaunchFailed, std::string("socketpair: ") + std::strerror(errno));
@@ -125,7 +122,10 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
     }
     if (child == 0) {
         try {
-            // bwrap must not outlive its supervisor.
+            // bwrap must not outlive its supervisor. The death signal follows
+            // the thread that forked; that thread is the one that execs the
+            // supervisor (the launcher has no other), so it stays armed for
+            // the supervisor's lifetime, exec included.
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (getppid() != parent) {
                 _exit(core::kExitLaunchFailed);
@@ -135,7 +135,7 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
             {
                 // Loaded before bwrap, so bwrap and everything it starts
                 // inherit it; the listener never reaches the sandbox.
-                auto listener = sys::load_notify_filter(supervised);
+                auto listener = sys::load_notify_filter(calls);
                 sys::send_descriptor(theirs.get(), listener.get());
             }
             theirs.reset();
@@ -148,7 +148,8 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
         _exit(core::kExitLaunchFailed);
     }
     theirs.reset();
-    // The credentials went to the child; this process has no use for them.
+    // The credentials went to the child; this process has no use for them
+    // (and the exec below drops its memory altogether).
     for (auto& secret : secrets) {
         std::fill(secret.begin(), secret.end(), '\0');
     }
@@ -157,17 +158,18 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
     // logs why and exits 125): nothing to answer, only its end to wait for.
     const auto listener = sys::receive_descriptor(ours.get());
     ours.reset();
-    const auto end = serve_until_exit(child, listener.get(), supervised);
-    {
-        const auto released = std::move(turn); // removes the ticket file; the lock goes with it
+    try {
+        exec_supervisor(child, listener, turn, calls);
+    } catch (const std::exception& e) {
+        // Fail closed: without its supervisor the sandbox would run with no
+        // one to hold its turn or notice a worker that went away.
+        kill(child, SIGKILL);
+        while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        turn.reset(); // removes the ticket file; the lock goes with it
+        report_failure(std::string("LaunchFailed: cannot start the session's supervisor: ") + e.what());
     }
-    if (end.reader_gone) {
-        // The worker may have closed stderr too: a failed write is fine.
-        (void)std::signal(SIGPIPE, SIG_IGN);
-        std::cerr << "native-runtime-launch: the worker stopped reading the session's output; sandbox stopped\n";
-        end_like(SIGPIPE); // a wait status "killed by SIGPIPE"
-    }
-    end_like(end.wait_status);
+    _exit(core::kExitLaunchFailed);
 }
 
 } // namespace nr::launcher

@@ -1,6 +1,9 @@
 #pragma once
-// The launcher stays as bwrap's parent for the whole session, outside the
-// sandbox's namespaces, non-dumpable, to
+// How the launcher hands a session over to its supervisor. The launcher
+// forks: the child loads the supervised seccomp filter, hands its listener
+// to the parent and becomes bwrap; the parent execs
+// native-runtime-supervise (src/supervise), which stays bwrap's parent for
+// the whole session, outside the sandbox's namespaces, non-dumpable, to
 //  - answer the supervised seccomp filter (core/denial_tally.h): every
 //    refused listen/accept/io_uring call is counted, and a bounded number
 //    are logged to the journal, where journald files them under the
@@ -10,9 +13,17 @@
 //  - stop the sandbox when the worker stops reading the session's stdout
 //    (stream disposal, sys/output_watch.h and the stdio-host contract in
 //    docs/adapters.md): bwrap is killed, which kills the sandbox's PID
-//    namespace (--die-with-parent), and the launcher ends with SIGPIPE.
+//    namespace (--die-with-parent), and the supervisor ends with SIGPIPE.
 // Otherwise it ends the way bwrap did (exit status or signal), so systemd
 // records what it would have recorded for bwrap itself.
+//
+// Why an exec and not the launcher itself: the launcher maps libstdc++,
+// sdbus-c++, libsystemd (and what it pulls in) and libseccomp, and its
+// memory held the launch spec. The supervisor is linked against libc alone
+// and gets only descriptors and non-secret numbers (core/supervisor_args.h),
+// so what a held session costs besides bwrap is a few pages. The exec
+// happens in the parent, after the fork, so it is off the child's path to
+// bwrap and adds nothing to the start-up.
 
 #include "core/seccomp_rules.h"
 #include "sys/admission_lock.h"
@@ -26,8 +37,10 @@ namespace nr::launcher {
 
 // Forks: the child loads the supervised filter for `supervised`, hands its
 // listener to the parent and runs `become_sandbox` (which execs bwrap and
-// only returns by throwing). The parent wipes `secrets`, answers the
-// filter until the child exits, releases `turn` and ends like the child.
+// only returns by throwing). The parent wipes `secrets` and execs the
+// supervisor with the child, the listener and `turn`; if that exec fails,
+// it kills the child, logs why and exits 125 (fail closed: no sandbox runs
+// unsupervised).
 [[noreturn]] void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::string>& secrets,
                                  const std::vector<core::SyscallRule>& supervised,
                                  const std::function<void()>& become_sandbox);

@@ -74,20 +74,6 @@ std::vector<std::string> entry_names(int dir, const std::string& shown)
     return names;
 }
 
-// Unlinks `name` only while it still is the file behind `fd`, so a name
-// that was removed and taken again in between is left alone.
-void remove_if_same(int dir, const std::string& name, int fd, const std::string& shown)
-{
-    struct stat by_name {};
-    if (fstatat(dir, name.c_str(), &by_name, AT_SYMLINK_NOFOLLOW) != 0) {
-        return; // already removed by its owner or another waiter
-    }
-    const auto by_fd = stat_of(fd, shown);
-    if (by_name.st_dev == by_fd.st_dev && by_name.st_ino == by_fd.st_ino) {
-        (void)unlinkat(dir, name.c_str(), 0);
-    }
-}
-
 // An older ticket, or an invalid fd when it is gone.
 UniqueFd open_ticket(int dir, const std::string& name, const std::string& shown)
 {
@@ -110,7 +96,7 @@ UniqueFd open_ticket(int dir, const std::string& name, const std::string& shown)
 } // namespace
 
 AdmissionTicket::AdmissionTicket(UniqueFd dir, UniqueFd ticket, std::uint64_t number, std::string shown)
-    : dir_(std::move(dir)), ticket_(std::move(ticket)), number_(number), shown_(std::move(shown))
+    : held_(std::move(dir), std::move(ticket), number), shown_(std::move(shown))
 {
 }
 
@@ -155,14 +141,15 @@ void AdmissionTicket::wait_turn(const std::function<void(std::size_t)>& report)
         // Older tickets whose lock is free belong to launchers that have
         // left (ended, stopped while waiting, crashed): drop them.
         std::vector<std::string> live;
-        for (const auto number : core::tickets_ahead(core::tickets_in(entry_names(dir_.get(), shown_)), number_)) {
+        for (const auto number :
+             core::tickets_ahead(core::tickets_in(entry_names(held_.dir(), shown_)), held_.number())) {
             const auto name = core::ticket_name(number);
-            const auto fd = open_ticket(dir_.get(), name, shown_ + "/" + name);
+            const auto fd = open_ticket(held_.dir(), name, shown_ + "/" + name);
             if (!fd.valid()) {
                 continue;
             }
             if (flock(fd.get(), LOCK_SH | LOCK_NB) == 0) {
-                remove_if_same(dir_.get(), name, fd.get(), shown_ + "/" + name);
+                remove_ticket_if_same(held_.dir(), name, fd.get());
                 continue;
             }
             if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -180,27 +167,14 @@ void AdmissionTicket::wait_turn(const std::function<void(std::size_t)>& report)
         }
         // Block on the oldest live ticket; when it is released, look again.
         const auto& oldest = live.front();
-        const auto fd = open_ticket(dir_.get(), oldest, shown_ + "/" + oldest);
+        const auto fd = open_ticket(held_.dir(), oldest, shown_ + "/" + oldest);
         if (fd.valid()) {
             lock_or_fail(fd.get(), LOCK_SH, shown_ + "/" + oldest);
-            remove_if_same(dir_.get(), oldest, fd.get(), shown_ + "/" + oldest);
+            remove_ticket_if_same(held_.dir(), oldest, fd.get());
         }
     }
     if (waited) {
         report(0);
-    }
-}
-
-AdmissionTicket::~AdmissionTicket()
-{
-    // A ticket left behind is harmless (the next waiter finds it unlocked
-    // and removes it), so a failure here is not worth more than that.
-    try {
-        if (ticket_.valid() && dir_.valid()) {
-            const auto name = core::ticket_name(number_);
-            remove_if_same(dir_.get(), name, ticket_.get(), shown_ + "/" + name);
-        }
-    } catch (...) { // NOLINT(bugprone-empty-catch)
     }
 }
 

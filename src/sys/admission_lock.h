@@ -16,6 +16,7 @@
 #include <functional>
 #include <string>
 
+#include "sys/admission_turn.h"
 #include "sys/unique_fd.h"
 
 namespace nr::sys {
@@ -30,21 +31,23 @@ public:
     // once admitted after a wait; it is not called when nobody was ahead.
     void wait_turn(const std::function<void(std::size_t)>& report);
 
-    // Removes the ticket file; the lock itself goes with the descriptor.
-    ~AdmissionTicket();
+    // The ticket file is removed when the turn (held()) is destroyed, and
+    // the lock goes with the ticket's last descriptor.
+    ~AdmissionTicket() = default;
     AdmissionTicket(AdmissionTicket&&) = default;
     AdmissionTicket& operator=(AdmissionTicket&&) = delete;
     AdmissionTicket(const AdmissionTicket&) = delete;
     AdmissionTicket& operator=(const AdmissionTicket&) = delete;
 
-    [[nodiscard]] std::uint64_t number() const { return number_; }
+    [[nodiscard]] std::uint64_t number() const { return held_.number(); }
+
+    // The descriptors and number a supervisor needs to hold the turn.
+    [[nodiscard]] const HeldTurn& held() const { return held_; }
 
 private:
     AdmissionTicket(UniqueFd dir, UniqueFd ticket, std::uint64_t number, std::string shown);
 
-    UniqueFd dir_;
-    UniqueFd ticket_;
-    std::uint64_t number_ = 0;
+    HeldTurn held_;
     std::string shown_; // the queue directory, for messages
 };
 

@@ -1,8 +1,13 @@
 #pragma once
-// The one place that writes to the journal: a core::LogRecord, sent with
-// sd_journal_sendv under the binary's SYSLOG_IDENTIFIER. Logging never
-// throws: a record that cannot be written must not turn a refusal into a
-// different error, or a started session into a failed one.
+// The one place that writes to the journal: a core::LogRecord, sent to
+// journald over its native protocol (core/journal_native.h) under the
+// binary's SYSLOG_IDENTIFIER, as one datagram, or as a sealed memfd when it
+// is too large for one (what sd_journal_sendv does, without libsystemd, so
+// that native-runtime-supervise can log too). journald adds the trusted
+// fields (_PID, _SYSTEMD_UNIT=, the unit's LogExtraFields=) from the
+// sender's credentials. Logging never throws: a record that cannot be
+// written must not turn a refusal into a different error, or a started
+// session into a failed one.
 
 #include "core/log_event.h"
 

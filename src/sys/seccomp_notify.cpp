@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 
 namespace nr::sys {
 
@@ -43,7 +42,20 @@ struct DescriptorMessage {
 
 } // namespace
 
-UniqueFd load_notify_filter(const std::vector<core::SyscallRule>& rules)
+std::vector<core::SupervisedCall> supervised_calls(const std::vector<core::SyscallRule>& rules)
+{
+    std::vector<core::SupervisedCall> calls;
+    for (const auto& rule : rules) {
+        const int nr = seccomp_syscall_resolve_name(rule.name.c_str());
+        if (nr < 0 || rule.when) {
+            fail(ErrorKind::LaunchFailed, "supervised seccomp filter: cannot supervise " + rule.name);
+        }
+        calls.push_back(core::SupervisedCall{nr, rule.name, rule.errno_value});
+    }
+    return calls;
+}
+
+UniqueFd load_notify_filter(const std::vector<core::SupervisedCall>& calls)
 {
     SeccompContext ctx(seccomp_init(SCMP_ACT_ALLOW));
     if (!ctx) {
@@ -51,12 +63,8 @@ UniqueFd load_notify_filter(const std::vector<core::SyscallRule>& rules)
     }
     // NoNewPrivileges is the unit's; foreign ABIs are bwrap's filter's to kill.
     check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_NNP, 0), "no-new-privs attribute");
-    for (const auto& rule : rules) {
-        const int nr = seccomp_syscall_resolve_name(rule.name.c_str());
-        if (nr < 0 || rule.when) {
-            fail(ErrorKind::LaunchFailed, "supervised seccomp filter: cannot supervise " + rule.name);
-        }
-        check(seccomp_rule_add_exact(ctx.get(), SCMP_ACT_NOTIFY, nr, 0), "rule for " + rule.name);
+    for (const auto& call : calls) {
+        check(seccomp_rule_add_exact(ctx.get(), SCMP_ACT_NOTIFY, call.number, 0), "rule for " + call.name);
     }
     check(seccomp_load(ctx.get()), "load");
     const int fd = seccomp_notify_fd(ctx.get());
@@ -64,42 +72,6 @@ UniqueFd load_notify_filter(const std::vector<core::SyscallRule>& rules)
         fail(ErrorKind::LaunchFailed, "supervised seccomp filter: no listener");
     }
     return UniqueFd(fd);
-}
-
-NotifyResponder::NotifyResponder(int listener, const std::vector<core::SyscallRule>& rules) : listener_(listener)
-{
-    for (const auto& rule : rules) {
-        by_number_[seccomp_syscall_resolve_name(rule.name.c_str())] = {rule.name, rule.errno_value};
-    }
-}
-
-std::optional<AnsweredCall> NotifyResponder::answer_one()
-{
-    seccomp_notif* request = nullptr;
-    seccomp_notif_resp* response = nullptr;
-    if (seccomp_notify_alloc(&request, &response) < 0) {
-        fail(ErrorKind::LaunchFailed, "supervised seccomp filter: cannot allocate a notification");
-    }
-    const std::unique_ptr<seccomp_notif, void (*)(seccomp_notif*)> req(
-        request, [](seccomp_notif* r) { seccomp_notify_free(r, nullptr); });
-    const std::unique_ptr<seccomp_notif_resp, void (*)(seccomp_notif_resp*)> resp(
-        response, [](seccomp_notif_resp* r) { seccomp_notify_free(nullptr, r); });
-    if (seccomp_notify_receive(listener_, request) < 0) {
-        return std::nullopt; // the caller was killed before we read it
-    }
-    AnsweredCall call;
-    const auto known = by_number_.find(request->data.nr);
-    call.syscall = known == by_number_.end() ? "syscall " + std::to_string(request->data.nr) : known->second.first;
-    call.errno_value = known == by_number_.end() ? ENOSYS : known->second.second;
-    call.pid = static_cast<int>(request->pid);
-    response->id = request->id;
-    response->val = 0;
-    response->error = -call.errno_value;
-    response->flags = 0; // never SECCOMP_USER_NOTIF_FLAG_CONTINUE
-    if (seccomp_notify_respond(listener_, response) < 0) {
-        return std::nullopt; // the caller is gone: nothing ran
-    }
-    return call;
 }
 
 void send_descriptor(int socket, int fd)

@@ -1,44 +1,29 @@
 #pragma once
-// The launcher's supervised seccomp filter (see core/denial_tally.h): loaded
-// in the process that becomes bwrap, answered by the launcher outside the
-// sandbox. The answer is always the rule's errno: the supervisor never lets
-// a call run and never reads the caller's memory, so there is nothing for a
-// sandboxed process to race.
+// The loading half of the supervised seccomp filter (see
+// core/denial_tally.h), in the launcher: the calls' numbers, resolved with
+// libseccomp, the filter loaded in the process that becomes bwrap, and the
+// hand-over of its listener to the launcher's parent process, which then
+// becomes native-runtime-supervise and answers it (sys/notify_responder.h).
 
 #include "core/seccomp_rules.h"
+#include "core/supervisor_args.h"
 #include "sys/unique_fd.h"
 
-#include <map>
-#include <optional>
-#include <string>
 #include <vector>
 
 namespace nr::sys {
 
-// Loads, into the calling process, a filter whose action for each rule's
-// call is SECCOMP_RET_USER_NOTIF, and returns its listener. Throws
+// The rules as calls the supervisor answers: each name resolved to its
+// native number. Throws core::Error(LaunchFailed) for a name libseccomp does
+// not know or a rule with an argument match (a notification cannot tell
+// those apart from other calls of the same name).
+std::vector<core::SupervisedCall> supervised_calls(const std::vector<core::SyscallRule>& rules);
+
+// Loads, into the calling process, a filter whose action for each call is
+// SECCOMP_RET_USER_NOTIF, and returns its listener. Throws
 // core::Error(LaunchFailed): a kernel without the listener fails the
 // launch, it is not skipped.
-UniqueFd load_notify_filter(const std::vector<core::SyscallRule>& rules);
-
-struct AnsweredCall {
-    std::string syscall;
-    int errno_value = 0;
-    int pid = 0; // in the launcher's PID namespace
-};
-
-class NotifyResponder {
-public:
-    NotifyResponder(int listener, const std::vector<core::SyscallRule>& rules);
-
-    // Receives one pending notification and refuses the call; nullopt when
-    // the caller went away meanwhile.
-    std::optional<AnsweredCall> answer_one();
-
-private:
-    int listener_;
-    std::map<int, std::pair<std::string, int>> by_number_;
-};
+UniqueFd load_notify_filter(const std::vector<core::SupervisedCall>& calls);
 
 // One descriptor over a unix socket (SCM_RIGHTS).
 void send_descriptor(int socket, int fd);

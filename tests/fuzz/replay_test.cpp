@@ -26,6 +26,7 @@ extern "C" int nr_fuzz_ids_one_input(const std::uint8_t* data, std::size_t size)
 extern "C" int nr_fuzz_relpath_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_receipt_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_launch_spec_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_supervisor_args_one_input(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -76,6 +77,11 @@ int feed_launch_spec(const std::string& input)
     return nr_fuzz_launch_spec_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
+int feed_supervisor_args(const std::string& input)
+{
+    return nr_fuzz_supervisor_args_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
 std::string test_name_for(const fs::path& path)
 {
     std::string name = path.stem().string();
@@ -111,6 +117,7 @@ class AnIdCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ARelativePathCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AReceiptCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ALaunchSpecCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class ASupervisorArgsCorpusInput : public ::testing::TestWithParam<fs::path> {};
 
 } // namespace
 
@@ -279,5 +286,27 @@ TEST(MutatedLaunchSpecCorpusInputs, PassTheLaunchSpecFuzzHarness)
         const auto& file = files[static_cast<std::size_t>(round) % files.size()];
         const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_launch_spec(input)) << "round " << round << ":\n" << input;
+    }
+}
+
+TEST_P(ASupervisorArgsCorpusInput, PassesTheSupervisorArgsFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_supervisor_args(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, ASupervisorArgsCorpusInput, ::testing::ValuesIn(corpus_files("supervisor_args")),
+                         corpus_test_name);
+
+TEST(MutatedSupervisorArgsCorpusInputs, PassTheSupervisorArgsFuzzHarness)
+{
+    std::mt19937 rng(20261204U); // fixed seed: a failure reproduces
+    const auto files = corpus_files("supervisor_args");
+    ASSERT_FALSE(files.empty());
+    const std::string interesting{'\n', ',', '-', '0', '1', '2', '3', '9', 'a', '_', 'A', ' ', '\0'};
+    for (int round = 0; round < 20000; ++round) {
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 3);
+        ASSERT_NO_THROW(feed_supervisor_args(input)) << "round " << round << ":\n" << input;
     }
 }

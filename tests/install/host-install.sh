@@ -66,7 +66,8 @@ check "journalctl showed the helper" grep -q 'native-runtimed' "$out"
 # The installed layout: the distribution's directories.
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 for f in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed \
-  /usr/libexec/native-runtime/native-runtime-launch "$unitdir/native-runtimed.service" \
+  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-supervise \
+  "$unitdir/native-runtimed.service" \
   "$unitdir/native-runtime.slice" /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
   /usr/lib/tmpfiles.d/native-runtime.conf /usr/share/man/man1/native-runtimectl.1.gz \
@@ -77,7 +78,7 @@ done
 # logged it when it started.
 pkg_version="$(dpkg-query -W -f='${Version}' native-runtime)"
 for prog in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed \
-  /usr/libexec/native-runtime/native-runtime-launch; do
+  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-supervise; do
   check "$prog --version names the package version" \
     bash -c "'$prog' --version | grep -q '^$(basename "$prog") $pkg_version\( (git [0-9a-f]*\(-dirty\)\?)\)\?\$'"
 done

@@ -11,9 +11,12 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -282,4 +285,118 @@ TEST_F(AStolenClaimToken, IsRefusedFromAnotherUnitAndAnotherUidWhileTheRealLaunc
     const auto outcome = session.wait();
     EXPECT_EQ(outcome.status, 0) << outcome.err;
     EXPECT_EQ(outcome.out, "ran-after-the-theft\n");
+}
+
+// ------------------------------------------------------ the supervisor
+
+namespace {
+
+constexpr const char* kSupervisor = "/usr/libexec/native-runtime/native-runtime-supervise";
+constexpr const char* kNotAnExecutable = "/usr/libexec/native-runtime/tests/nr-not-an-executable";
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+std::string read_text(const std::string& path)
+{
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+uid_t owner_of(const std::string& path)
+{
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? st.st_uid : static_cast<uid_t>(-1);
+}
+
+// Puts a root-owned file that is not executable over the installed
+// supervisor (so the preflight's immutability check still passes), in the
+// harness's mount namespace, where systemd starts the session units.
+class AnUnstartableSupervisor : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        {
+            std::ofstream stand_in(kNotAnExecutable);
+            stand_in << "not an executable\n";
+        }
+        must({"chmod", "0644", kNotAnExecutable});
+        ASSERT_EQ(mount(kNotAnExecutable, kSupervisor, nullptr, MS_BIND, nullptr), 0);
+        mounted_ = true;
+    }
+    void TearDown() override
+    {
+        if (mounted_) {
+            umount2(kSupervisor, MNT_DETACH);
+        }
+        std::remove(kNotAnExecutable);
+    }
+
+private:
+    bool mounted_ = false;
+};
+
+} // namespace
+
+TEST(ARunningSessionsMainProcess, IsTheSupervisorNonDumpableWithoutTheLaunchersLibraries)
+{
+    const std::string unit = "native-runtime-alice-supervised.service";
+    Background session(as_user(kWorker, ctl_run("alice", "supervised", "shell", {"sh", "-c", "sleep 30"})));
+    std::string main_pid;
+    std::string bwrap_pid;
+    ASSERT_TRUE(eventually(
+        30,
+        [&] {
+            main_pid = unit_property(unit, "MainPID");
+            if (main_pid.empty() || main_pid == "0") {
+                return false;
+            }
+            std::ifstream(std::filesystem::path("/proc") / main_pid / "task" / main_pid / "children") >> bwrap_pid;
+            return !bwrap_pid.empty() && read_text("/proc/" + bwrap_pid + "/comm") == "bwrap\n" &&
+                   std::filesystem::read_symlink("/proc/" + main_pid + "/exe") == kSupervisor;
+        }))
+        << "the unit's main process, bwrap's parent, is " << kSupervisor;
+
+    const auto maps = read_text("/proc/" + main_pid + "/maps");
+    EXPECT_TRUE(contains(maps, "libc.so")) << "control: its mappings are readable: " << maps;
+    std::vector<std::string> absent{"libsystemd", "libsdbus-c++", "libseccomp", "libgcrypt"};
+#if !defined(__SANITIZE_ADDRESS__)
+    // The sanitizer build's supervisor uses the shared C++ runtime.
+    absent.emplace_back("libstdc++");
+#endif
+    for (const auto& library : absent) {
+        EXPECT_FALSE(contains(maps, library)) << library << " is mapped:\n" << maps;
+    }
+    // Non-dumpable: its /proc files belong to root, and the session user
+    // cannot read them, though it reads those of its own processes.
+    EXPECT_EQ(owner_of("/proc/" + main_pid + "/environ"), 0U);
+    EXPECT_NE(run(as_user(kWorker, {"cat", "/proc/" + main_pid + "/environ"})).status, 0);
+    EXPECT_EQ(run(as_user(kWorker, {"sh", "-c", "cat /proc/$$/environ >/dev/null"})).status, 0) << "control";
+
+    EXPECT_EQ(run(as_user(kWorker, {kCtl, "stop", "--owner", "alice", "--chat", "supervised"})).status, 0);
+    EXPECT_EQ(session.wait().status, 128 + SIGTERM) << "the session ended the way bwrap did";
+}
+
+TEST_F(AnUnstartableSupervisor, StopsTheSandboxAndFailsTheSessionWith125AndAJournalRecord)
+{
+    const std::string unit = "native-runtime-alice-nosuper.service";
+    const auto started = std::chrono::steady_clock::now();
+    const auto outcome =
+        run(as_user(kWorker, ctl_run("alice", "nosuper", "shell", {"sh", "-c", "sleep 20; echo ran-unsupervised"})));
+    EXPECT_EQ(outcome.status, 125) << outcome.err;
+    EXPECT_TRUE(contains(outcome.err, "native-runtime-launch: LaunchFailed: cannot start the session's supervisor: "
+                                      "exec /usr/libexec/native-runtime/native-runtime-supervise: Permission denied"))
+        << outcome.err;
+    EXPECT_FALSE(contains(outcome.out, "ran-unsupervised"));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15)) << "the sandbox was killed";
+
+    std::string records;
+    EXPECT_TRUE(eventually(10, [&] {
+        records = run({"journalctl", "--no-pager", "-o", "cat", "_SYSTEMD_UNIT=" + unit,
+                       "MESSAGE_ID=b11e73c3c20f49f1a6e8e1087bf52d9b"})
+                      .out;
+        return contains(records, "cannot start the session's supervisor");
+    })) << records;
 }
