@@ -4,7 +4,28 @@
 #include "core/error.h"
 #include "core/ids.h"
 
+#include <initializer_list>
+#include <utility>
+
 namespace nr::core {
+
+namespace {
+
+using Component = std::pair<std::string_view, std::string_view>;
+
+std::string rule(std::initializer_list<Component> components)
+{
+    std::string out;
+    for (const auto& [key, value] : components) {
+        if (!out.empty()) {
+            out += ',';
+        }
+        out += match_component(key, value);
+    }
+    return out;
+}
+
+} // namespace
 
 std::string match_component(std::string_view key, std::string_view value)
 {
@@ -19,27 +40,34 @@ std::string match_component(std::string_view key, std::string_view value)
 
 std::string unit_changes_match()
 {
-    return match_component("type", "signal") + "," + match_component("sender", "org.freedesktop.systemd1") + "," +
-           match_component("interface", "org.freedesktop.DBus.Properties") + "," +
-           match_component("member", "PropertiesChanged") + "," +
-           match_component("path_namespace", "/org/freedesktop/systemd1/unit") + "," +
-           match_component("arg0", "org.freedesktop.systemd1.Unit");
+    return rule({{"type", "signal"},
+                 {"sender", "org.freedesktop.systemd1"},
+                 {"interface", "org.freedesktop.DBus.Properties"},
+                 {"member", "PropertiesChanged"},
+                 {"path_namespace", "/org/freedesktop/systemd1/unit"},
+                 {"arg0", "org.freedesktop.systemd1.Unit"}});
 }
 
 std::string name_departures_match()
 {
-    return match_component("type", "signal") + "," + match_component("sender", "org.freedesktop.DBus") + "," +
-           match_component("path", "/org/freedesktop/DBus") + "," + match_component("interface", "org.freedesktop.DBus") +
-           "," + match_component("member", "NameOwnerChanged") + "," + match_component("arg2", "");
+    return rule({{"type", "signal"},
+                 {"sender", "org.freedesktop.DBus"},
+                 {"path", "/org/freedesktop/DBus"},
+                 {"interface", "org.freedesktop.DBus"},
+                 {"member", "NameOwnerChanged"},
+                 {"arg2", ""}});
 }
 
 std::string session_signals_match(std::string_view owner, std::string_view chat)
 {
     validate_id(IdKind::Owner, owner);
     validate_id(IdKind::Chat, chat);
-    return match_component("type", "signal") + "," + match_component("sender", kBusName) + "," +
-           match_component("path", kObjectPath) + "," + match_component("interface", kManagerInterface) + "," +
-           match_component("arg1", owner) + "," + match_component("arg2", chat);
+    return rule({{"type", "signal"},
+                 {"sender", kBusName},
+                 {"path", kObjectPath},
+                 {"interface", kManagerInterface},
+                 {"arg1", owner},
+                 {"arg2", chat}});
 }
 
 } // namespace nr::core

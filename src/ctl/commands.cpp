@@ -7,8 +7,8 @@
 #include "core/unit_name.h"
 #include "core/unit_state.h"
 #include "ctl/exit_status.h"
-#include "sys/bus_loop.h"
 #include "sys/bus_compat.h"
+#include "sys/bus_loop.h"
 #include "sys/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>

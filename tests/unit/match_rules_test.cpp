@@ -6,7 +6,6 @@
 
 using namespace nr::core;
 
-
 TEST(AMatchComponent, QuotesItsValue)
 {
     EXPECT_EQ(match_component("arg1", "alice"), "arg1='alice'");
@@ -29,9 +28,8 @@ TEST(TheUnitChangesRule, MatchesTheUnitInterfaceOfEveryUnitOfSystemd)
 
 TEST(TheNameDeparturesRule, MatchesOnlyNamesLeftWithoutAnOwner)
 {
-    EXPECT_EQ(name_departures_match(),
-              "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-              "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''");
+    EXPECT_EQ(name_departures_match(), "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                                       "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''");
 }
 
 TEST(TheSessionSignalsRule, SelectsOneSessionByOwnerAndChat)
