@@ -58,6 +58,16 @@ std::string name_departures_match()
                  {"arg2", ""}});
 }
 
+std::string name_owner_changes_match(std::string_view name)
+{
+    return rule({{"type", "signal"},
+                 {"sender", "org.freedesktop.DBus"},
+                 {"path", "/org/freedesktop/DBus"},
+                 {"interface", "org.freedesktop.DBus"},
+                 {"member", "NameOwnerChanged"},
+                 {"arg0", name}});
+}
+
 std::string session_signals_match(std::string_view owner, std::string_view chat)
 {
     validate_id(IdKind::Owner, owner);

@@ -26,6 +26,11 @@ std::string unit_changes_match();
 // waking for every connection that arrives.
 std::string name_departures_match();
 
+// NameOwnerChanged for the bus name `name` only (argument 0): how the CLI
+// learns that the helper holding its session went away, without asking the
+// bus on every tick. Throws InvalidArgument as match_component does.
+std::string name_owner_changes_match(std::string_view name);
+
 // The helper's SessionEnded and SessionWaiting signals about the session of
 // `owner` and `chat`, and no other. Both carry owner and chat as arguments
 // 1 and 2; the unit name (argument 0) is not used because its escapes

@@ -3,6 +3,7 @@
 #include "core/bus_names.h"
 #include "core/cli_input.h"
 #include "core/error.h"
+#include "core/liveness_ticks.h"
 #include "core/match_rules.h"
 #include "core/unit_name.h"
 #include "core/unit_state.h"
@@ -21,6 +22,7 @@
 #include <iostream>
 #include <optional>
 #include <thread>
+#include <utility>
 
 namespace nr::ctl {
 
@@ -152,6 +154,26 @@ std::map<std::string, std::string> environment_from(const std::vector<std::strin
     return env;
 }
 
+// Whether the helper's bus name changed owner. Subscribed before
+// StartSession: the helper that answered it holds the unit's reference and
+// will report its end, so only a change of owner after that can lose it.
+class HelperOwner {
+public:
+    explicit HelperOwner(sdbus::IConnection& connection)
+        : match_(sys::add_match(connection, core::name_owner_changes_match(core::kBusName),
+                                [this](sdbus::Message& /*message*/) { changed_ = true; }))
+    {
+    }
+
+    // Whether it changed since the last call.
+    bool take_change() { return std::exchange(changed_, false); }
+
+private:
+    bool changed_ = false;
+    // Last, so it goes first: no callback runs against a destroyed member.
+    sdbus::Slot match_;
+};
+
 // A helper that crashed or was stopped mid-session can no longer report
 // the end; a new instance adopts running sessions from systemd, so start
 // one (bus activation) instead of waiting for a signal nobody will send.
@@ -181,6 +203,7 @@ int run_session(const RunOptions& options)
     auto connection = sdbus::createSystemBusConnection();
     // Subscribe before starting, so even an instant exit is not missed.
     SessionSignals session(*connection, options, core::session_unit_name(options.owner, options.chat));
+    HelperOwner helper(*connection);
     const sys::StopSignals stop({SIGINT, SIGTERM, SIGHUP});
     Manager manager(*connection);
     const auto unit = manager.start(options, env);
@@ -191,6 +214,7 @@ int run_session(const RunOptions& options)
     auto bus = sys::make_proxy(*connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     sys::SystemdManager systemd(*connection);
     bool stop_requested = false;
+    core::LivenessTicks liveness;
     auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
     for (;;) {
         sys::dispatch_pending(*connection);
@@ -201,13 +225,17 @@ int run_session(const RunOptions& options)
             stop_requested = true;
             manager.stop(options.owner, options.chat);
         }
-        // On the tick only, not on every wake-up: a wake-up can be any
-        // reply or signal, and the check costs two bus calls.
+        // On the tick only, not on every wake-up, and only when the helper
+        // changed (or as a safety net, core::LivenessTicks): the check
+        // costs two bus calls, and every waiting CLI pays them.
         const auto now = std::chrono::steady_clock::now();
         if (now < next_check) {
             continue;
         }
         next_check = now + std::chrono::milliseconds(kWaitTickMs);
+        if (!liveness.due(helper.take_change())) {
+            continue;
+        }
         revive_helper_if_gone(*bus);
         // A failed GetUnit throws core::Error(SystemdFailure), which
         // guarded() reports as "unavailable" (69).

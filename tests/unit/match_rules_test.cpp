@@ -32,6 +32,13 @@ TEST(TheNameDeparturesRule, MatchesOnlyNamesLeftWithoutAnOwner)
                                        "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg2=''");
 }
 
+TEST(TheNameOwnerChangesRule, FollowsOneName)
+{
+    EXPECT_EQ(name_owner_changes_match("org.metis.NativeRuntime1"),
+              "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+              "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.metis.NativeRuntime1'");
+}
+
 TEST(TheSessionSignalsRule, SelectsOneSessionByOwnerAndChat)
 {
     EXPECT_EQ(session_signals_match("alice", "chat-1"),
