@@ -3,7 +3,7 @@
 #include "core/bus_names.h"
 #include "core/cli_input.h"
 #include "core/error.h"
-#include "core/liveness_ticks.h"
+#include "core/liveness_schedule.h"
 #include "core/match_rules.h"
 #include "core/unit_name.h"
 #include "core/unit_state.h"
@@ -28,7 +28,6 @@ namespace nr::ctl {
 
 namespace {
 
-constexpr int kWaitTickMs = 1000;
 constexpr int kStopPollMs = 50;
 
 struct Ended {
@@ -214,26 +213,21 @@ int run_session(const RunOptions& options)
     auto bus = sys::make_proxy(*connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     sys::SystemdManager systemd(*connection);
     bool stop_requested = false;
-    core::LivenessTicks liveness;
-    auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
+    core::LivenessSchedule liveness(std::chrono::steady_clock::now());
     for (;;) {
         sys::dispatch_pending(*connection);
         if (session.ended()) {
             break;
         }
-        if (sys::wait_for_bus_or_signal(*connection, stop, kWaitTickMs) && !stop_requested) {
-            stop_requested = true;
-            manager.stop(options.owner, options.chat);
-        }
-        // On the tick only, not on every wake-up, and only when the helper
-        // changed (or as a safety net, core::LivenessTicks): the check
-        // costs two bus calls, and every waiting CLI pays them.
-        const auto now = std::chrono::steady_clock::now();
-        if (now < next_check) {
-            continue;
-        }
-        next_check = now + std::chrono::milliseconds(kWaitTickMs);
-        if (!liveness.due(helper.take_change())) {
+        // Asked only when the helper changed or as a safety net
+        // (core::LivenessSchedule), and waiting in between without a
+        // tick: every waiting CLI paid for each wake-up and each check.
+        if (!liveness.due(helper.take_change(), std::chrono::steady_clock::now())) {
+            const auto wait = liveness.wait(std::chrono::steady_clock::now());
+            if (sys::wait_for_bus_or_signal(*connection, stop, static_cast<int>(wait.count())) && !stop_requested) {
+                stop_requested = true;
+                manager.stop(options.owner, options.chat);
+            }
             continue;
         }
         revive_helper_if_gone(*bus);
