@@ -7,10 +7,11 @@ baselines), much shorter than the full bench:
   scripts/with-systemd --deb=... --config bench/config.yaml -- \
       python3 bench/held_focus.py --held 256 [--perf DIR]
 
-States, in this order: idle, N product sessions held, N B units held, idle
-again. In each state, `--launches` launches of /bin/true by the product
+States, in this order: idle, N product sessions held, idle, N B units held,
+idle. In each state, `--launches` launches of /bin/true by the product
 (warm) and by baseline B, interleaved in random order; per launch the wall
-time and the CPU time of the helper, PID 1 and dbus-broker (schedstat).
+time, the CPU time of the helper, PID 1 and dbus-broker (schedstat) and of
+the whole harness (its cgroup) over the launch and 50 ms after it.
 Then `--bursts` bursts of 64 of each kind, interleaved: p50/p95 and the
 harness's CPU per launch. With --perf DIR, `perf record -a -g` around a few
 extra product launches in each state and around one product burst, and the
@@ -72,12 +73,13 @@ def recorded(perf_dir, name, launches, action):
 
 def launches(v, count, rng, failures, state, processes):
     """`count` launches each of the product (warm) and B, interleaved."""
-    out = {var: {"s": [], **{p: [] for p in processes}} for var in ("warm", "B")}
+    out = {var: {"s": [], "harness": [], **{p: [] for p in processes}} for var in ("warm", "B")}
     kinds = ["warm", "B"] * count
     rng.shuffle(kinds)
     for var in kinds:
         pids = {p: pid for p, pid in processes.items() if pid}
         before = {p: inside.cpu_ns(pid) for p, pid in pids.items()}
+        harness_before = inside.harness_cpu_ns()
         argv, runner = v.workload(var, "true", inside.OWNERS[1], v.next_chat("hf"))
         t, rc, _, err = runner.run(argv)
         time.sleep(0.05)
@@ -85,6 +87,9 @@ def launches(v, count, rng, failures, state, processes):
             failures.append(f"{state} {var}: exit {rc}: {err.strip()[-300:]!r}")
             continue
         out[var]["s"].append(t)
+        harness_after = inside.harness_cpu_ns()
+        if harness_before is not None and harness_after is not None:
+            out[var]["harness"].append((harness_after - harness_before) / 1e6)
         for p, pid in pids.items():
             after = inside.cpu_ns(pid)
             if before[p] is not None and after is not None:
@@ -95,6 +100,24 @@ def launches(v, count, rng, failures, state, processes):
 def summary(samples):
     return {var: {k: round(statistics.median(vals) * (1000 if k == "s" else 1), 2) if vals else None
                   for k, vals in per.items()} for var, per in samples.items()}
+
+
+def ratios(states):
+    """Median launch time with sessions held over the mean of the idle states
+    around it, for the product (nr held, warm) and B (B held, B)."""
+    def idle(var, a, b):
+        values = [states[a][var]["s"], states[b][var]["s"]]
+        return sum(values) / 2 if None not in values else None
+    out = {}
+    for kind, var, around in (("nr", "warm", ("idle 1", "idle 2")), ("B", "B", ("idle 2", "idle 3"))):
+        base = idle(var, *around)
+        held = states[f"{kind} held"][var]["s"]
+        out[f"{var} with {kind} held / idle"] = round(held / base, 2) if base and held else None
+        cpu_base = [states[a][var]["harness"] for a in around]
+        cpu_held = states[f"{kind} held"][var]["harness"]
+        if None not in cpu_base and cpu_held is not None:
+            out[f"{var} harness CPU with {kind} held / idle"] = round(cpu_held / (sum(cpu_base) / 2), 2)
+    return out
 
 
 def main():
@@ -150,8 +173,11 @@ def main():
         if perf:
             result["perf"][f"sequential, {name}"] = perf
 
-    state("idle")
-    for kind in ("nr", "B"):
+    # An idle state before and after each held one: the machine's other
+    # tenants change the speed of everything within minutes, so each held
+    # state is set against the idle states next to it.
+    state("idle 1")
+    for n, kind in enumerate(("nr", "B"), start=2):
         held = inside.Held(v, kind, args.held)
         inside.progress(f"held_focus: holding {args.held} {kind}")
         ok = held.start(failures)
@@ -161,7 +187,8 @@ def main():
         state(f"{kind} held")
         inside.progress(f"held_focus: stopping {kind}")
         held.stop(failures)
-    state("idle again")
+        state(f"idle {n}")
+    result["ratios"] = ratios(result["states"])
 
     lat = {"nr": [], "B": []}
     cpu = {"nr": [], "B": []}
