@@ -28,16 +28,30 @@ void ClaimTable::remove_unit(const std::string& unit_name)
 std::optional<core::LaunchSpec> ClaimTable::claim(const std::string& token, const std::string& caller_unit,
                                                   uid_t caller_uid)
 {
+    if (state(token, caller_unit, caller_uid) != ClaimState::Ready) {
+        return std::nullopt;
+    }
     const auto it = pending_.find(token);
-    if (it == pending_.end()) {
-        return std::nullopt;
-    }
-    if (it->second.unit_name != caller_unit || it->second.uid != caller_uid) {
-        return std::nullopt;
-    }
     auto spec = std::move(it->second.spec);
     pending_.erase(it);
     return spec;
+}
+
+ClaimState ClaimTable::state(const std::string& token, const std::string& caller_unit, uid_t caller_uid) const
+{
+    const auto it = pending_.find(token);
+    if (it == pending_.end() || it->second.unit_name != caller_unit || it->second.uid != caller_uid) {
+        return ClaimState::NoMatch;
+    }
+    return it->second.confirmed ? ClaimState::Ready : ClaimState::Unconfirmed;
+}
+
+void ClaimTable::confirm(const std::string& token)
+{
+    const auto it = pending_.find(token);
+    if (it != pending_.end()) {
+        it->second.confirmed = true;
+    }
 }
 
 void ClaimTable::drop_expired(std::chrono::steady_clock::time_point now)

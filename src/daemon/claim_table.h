@@ -19,6 +19,17 @@ struct PendingLaunch {
     uid_t uid = 0;
     core::LaunchSpec spec;
     std::chrono::steady_clock::time_point deadline;
+    // False while the helper has not yet read back the unit's hardening
+    // (ManagerService reads it asynchronously): such a spec is not handed
+    // out; its launcher's Claim waits for confirm() or the start's undoing.
+    bool confirmed = true;
+};
+
+// What a Claim would get now.
+enum class ClaimState {
+    Ready,       // the caller's, confirmed: claim() hands it out
+    Unconfirmed, // the caller's, but the unit's hardening is still being read back
+    NoMatch,     // no such token, or another unit or UID than the caller's
 };
 
 class ClaimTable {
@@ -34,7 +45,10 @@ public:
     // The token is visible in ExecStart= to every local user, so a mismatched
     // claim leaves the entry in place: a stranger can neither read the spec
     // nor burn it.
+    // An unconfirmed spec is not handed out.
     std::optional<core::LaunchSpec> claim(const std::string& token, const std::string& caller_unit, uid_t caller_uid);
+    [[nodiscard]] ClaimState state(const std::string& token, const std::string& caller_unit, uid_t caller_uid) const;
+    void confirm(const std::string& token);
 
     void drop_expired(std::chrono::steady_clock::time_point now);
     [[nodiscard]] bool empty() const { return pending_.empty(); }

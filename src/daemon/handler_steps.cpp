@@ -63,23 +63,28 @@ StartRollback::StartRollback(ClaimTable& claims, SessionRegistry& sessions, sys:
 
 StartRollback::~StartRollback()
 {
-    if (!armed_) {
-        return;
+    if (armed_) {
+        undo_start(claims_, sessions_, systemd_, token_, unit_, started_);
     }
-    // A destructor that runs while the start's error unwinds must not throw.
+}
+
+void undo_start(ClaimTable& claims, SessionRegistry& sessions, sys::SystemdManager& systemd, const std::string& token,
+                const std::string& unit, const std::optional<sdbus::ObjectPath>& started) noexcept
+{
+    // Runs while a start's error unwinds: must not throw.
     try {
         // The spec first: the launcher of a unit being undone never gets it.
-        claims_.remove(token_);
-        sessions_.forget(unit_);
-        if (!started_) {
+        claims.remove(token);
+        sessions.forget(unit);
+        if (!started) {
             return;
         }
         try {
-            systemd_.stop(unit_);
+            systemd.stop(unit);
         } catch (const std::exception& e) {
-            log_trouble(unit_, "could not stop " + unit_ + ": " + e.what());
+            log_trouble(unit, "could not stop " + unit + ": " + e.what());
         }
-        systemd_.unref(*started_);
+        systemd.unref(*started);
     } catch (...) {
         // Nothing left to do: the unit's end is reported by housekeeping if
         // it is still watched, and systemd collects it once released.

@@ -6,6 +6,7 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <optional>
 #include <string>
 #include <sys/types.h>
 
@@ -37,14 +38,20 @@ void require_session_access(sys::SystemdManager& systemd, const sdbus::ObjectPat
 // A HelperTrouble journal record about `unit`.
 void log_trouble(const std::string& unit, const std::string& message);
 
-// Undoes a session start that did not complete, in one place: created
-// before the launch spec is registered and the unit watched, it withdraws
-// both unless commit() was called; once unit_started() says systemd has the
-// unit, it also stops the unit and drops the reference its start took
-// (AddRef=): a unit stopped before it left "inactive" would never look
-// ended to housekeeping, so that reference would hold it loaded for good.
-// The caller gets the error that unwound the start, not a session, so no
-// end is reported. Never throws: a stop that fails is logged.
+// Undoes a session start that did not complete: withdraws the launch spec
+// of `token` and the watch of `unit`; when systemd has the unit (`started`),
+// also stops it and drops the reference its start took (AddRef=): a unit
+// stopped before it left "inactive" would never look ended to housekeeping,
+// so that reference would hold it loaded for good. Never throws: a stop
+// that fails is logged.
+void undo_start(ClaimTable& claims, SessionRegistry& sessions, sys::SystemdManager& systemd, const std::string& token,
+                const std::string& unit, const std::optional<sdbus::ObjectPath>& started) noexcept;
+
+// undo_start in one place for the synchronous part of a start: created
+// before the launch spec is registered and the unit watched, it undoes the
+// start unless commit() was called (unit_started() says systemd has the
+// unit). The caller gets the error that unwound the start, not a session,
+// so no end is reported.
 class StartRollback {
 public:
     StartRollback(ClaimTable& claims, SessionRegistry& sessions, sys::SystemdManager& systemd, std::string token,

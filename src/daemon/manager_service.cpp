@@ -65,6 +65,18 @@ ManagerService::~ManagerService()
     // A helper stopped while calls still wait for the canary answers them.
     release_waiting({core::kCheckCanary, false, "the helper stopped before the canary ended",
                      "retry; see `journalctl -u native-runtimed`"});
+    // Starts whose hardening was never confirmed are undone, and their
+    // callers (and launchers) told so.
+    for (auto& start : in_flight_) {
+        undo_start(claims_, sessions_, systemd_, start.token, start.unit, start.path);
+        const core::Error stopped(ErrorKind::SystemdFailure,
+                                  "the helper stopped before the hardening of " + start.unit + " was confirmed");
+        sys::write_log(core::refusal_record("StartSession", start.caller, stopped,
+                                            {start.request.owner, start.request.chat, start.request.job, {}}, false));
+        start.reply.returnError(sys::to_bus_error(stopped));
+    }
+    in_flight_.clear();
+    settle_parked_claims();
     unregisterAdaptor();
 }
 
@@ -106,8 +118,7 @@ void ManagerService::StartSession(StartReply&& result, std::string owner, std::s
         std::array<sdbus::UnixFd, 3> stdio{std::move(stdin_fd), std::move(stdout_fd), std::move(stderr_fd)};
         // The host's prerequisites, before anything is planned.
         if (gate_.ready(user)) {
-            const auto [unit, path] = start_session(request, user, *sender, current_caller(getObject()), stdio);
-            result.returnResults(unit, path);
+            start_session(std::move(result), request, user, *sender, current_caller(getObject()), stdio);
             return;
         }
         gate_.start_canary(user);
@@ -175,8 +186,7 @@ void ManagerService::release_waiting(const core::CheckResult& verdict)
                 fail(ErrorKind::PreflightFailed,
                      verdict.name + ": " + verdict.detail + " (hint: " + verdict.hint + ")");
             }
-            const auto [unit, path] = start_session(start.request, start.user, start.worker, start.caller, start.stdio);
-            start.reply.returnResults(unit, path);
+            start_session(std::move(start.reply), start.request, start.user, start.worker, start.caller, start.stdio);
         } catch (const core::Error& e) {
             sys::write_log(core::refusal_record("StartSession", start.caller, e,
                                                 {start.request.owner, start.request.chat, start.request.job, {}},
@@ -186,11 +196,9 @@ void ManagerService::release_waiting(const core::CheckResult& verdict)
     }
 }
 
-std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const core::SessionRequest& request,
-                                                                         const core::RunAsUser& user,
-                                                                         const std::string& worker,
-                                                                         const core::Caller& caller,
-                                                                         const std::array<sdbus::UnixFd, 3>& stdio)
+void ManagerService::start_session(StartReply&& reply, const core::SessionRequest& request, const core::RunAsUser& user,
+                                   const std::string& worker, const core::Caller& caller,
+                                   const std::array<sdbus::UnixFd, 3>& stdio)
 {
     const auto token = ClaimTable::new_token();
     auto plan = core::plan_session(config_, request, user, sys::observe_host(launcher_path_), token);
@@ -213,21 +221,60 @@ std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const c
     }
     apply_owner_limits(plan.slice);
     // act: register the spec before the unit exists so the launcher can
-    // never race ahead of it; until commit, any failure below withdraws it.
+    // never race ahead of it, unconfirmed until the read-back below
+    // passed; until commit, any failure below withdraws it.
     StartRollback rollback(claims_, sessions_, systemd_, token, plan.unit_name);
-    claims_.add(
-        token, PendingLaunch{plan.unit_name, user.uid, plan.launch, std::chrono::steady_clock::now() + kClaimDeadline});
+    claims_.add(token, PendingLaunch{plan.unit_name, user.uid, plan.launch,
+                                     std::chrono::steady_clock::now() + kClaimDeadline, false});
     // Watch before starting: the unit's object path is a pure function
     // of its name, and a session that ends at once must not be missed.
     const auto path = sys::unit_object_path(plan.unit_name);
     sessions_.track(plan.unit_name, path, request.owner, request.chat, request.job);
     systemd_.start_transient(plan.unit_name, plan.properties, stdio);
     rollback.unit_started(path);
-    // The launcher's Claim waits in the bus queue behind this handler,
-    // so a unit that fails the check never receives its spec.
-    refuse_unless_applied(plan, path);
+    auto read =
+        std::make_unique<sys::EffectivePropertiesRead>(connection_, path, sys::kServiceInterface, plan.properties);
+    in_flight_.push_back(StartInFlight{std::move(reply), request, worker, caller, user.uid, plan.unit_name, path, token,
+                                       std::move(plan.properties), std::move(read)});
+    // From here finish_start answers, or undoes the start.
     rollback.commit();
-    bind_to_worker(request.adapter, worker, plan.unit_name);
+}
+
+void ManagerService::finish_ready_starts()
+{
+    for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+        if (!it->read->ready()) {
+            ++it;
+            continue;
+        }
+        auto start = std::move(*it);
+        it = in_flight_.erase(it);
+        finish_start(start);
+    }
+}
+
+void ManagerService::finish_start(StartInFlight& start)
+{
+    try {
+        refuse_unless_applied(start);
+    } catch (const core::Error& e) {
+        // Fail closed: the spec is withdrawn (its launcher's Claim is then
+        // refused) and the unit stopped and let go.
+        undo_start(claims_, sessions_, systemd_, start.token, start.unit, start.path);
+        sys::write_log(core::refusal_record("StartSession", start.caller, e,
+                                            {start.request.owner, start.request.chat, start.request.job, {}}, false));
+        start.reply.returnError(sys::to_bus_error(e));
+        return;
+    }
+    claims_.confirm(start.token);
+    bind_to_worker(start.request.adapter, start.worker, start.unit);
+    log_started(start);
+    start.reply.returnResults(start.unit, start.path);
+}
+
+void ManagerService::log_started(const StartInFlight& start)
+{
+    const auto& caller = start.caller;
     std::string caller_text;
     if (caller.uid) {
         caller_text += " for caller uid " + std::to_string(*caller.uid);
@@ -235,12 +282,12 @@ std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const c
     if (caller.pid) {
         caller_text += " pid " + std::to_string(*caller.pid);
     }
-    auto record = core::log_record(core::LogEvent::SessionStarted, "started " + plan.unit_name + " as uid " +
-                                                                       std::to_string(user.uid) + caller_text +
-                                                                       " (adapter " + request.adapter + ")");
-    core::add_session(record, {request.owner, request.chat, request.job, plan.unit_name});
-    record.fields.emplace_back(core::kFieldAdapter, request.adapter);
-    record.fields.emplace_back(core::kFieldRunAsUid, std::to_string(user.uid));
+    auto record = core::log_record(core::LogEvent::SessionStarted, "started " + start.unit + " as uid " +
+                                                                       std::to_string(start.uid) + caller_text +
+                                                                       " (adapter " + start.request.adapter + ")");
+    core::add_session(record, {start.request.owner, start.request.chat, start.request.job, start.unit});
+    record.fields.emplace_back(core::kFieldAdapter, start.request.adapter);
+    record.fields.emplace_back(core::kFieldRunAsUid, std::to_string(start.uid));
     if (caller.uid) {
         record.fields.emplace_back(core::kFieldCallerUid, std::to_string(*caller.uid));
     }
@@ -248,33 +295,27 @@ std::tuple<std::string, sdbus::ObjectPath> ManagerService::start_session(const c
         record.fields.emplace_back(core::kFieldCallerPid, std::to_string(*caller.pid));
     }
     sys::write_log(record);
-    return {plan.unit_name, path};
 }
 
-void ManagerService::refuse_unless_applied(const core::SessionPlan& plan, const sdbus::ObjectPath& path)
+void ManagerService::refuse_unless_applied(const StartInFlight& start)
 {
     std::optional<core::Weakening> weakening;
     std::string failure;
     try {
-        weakening = core::find_weakening(
-            plan.properties,
-            sys::read_effective_properties(connection_, path, sys::kServiceInterface, plan.properties));
+        weakening = core::find_weakening(start.planned, start.read->result());
     } catch (const core::Error& e) {
         failure = e.what();
     }
     if (!weakening && failure.empty()) {
         return;
     }
-    // Fail closed: the caller's StartRollback withdraws the spec, stops the
-    // unit and lets it go.
     if (!failure.empty()) {
-        fail(ErrorKind::SystemdFailure, "could not confirm the hardening of " + plan.unit_name + ": " + failure);
+        fail(ErrorKind::SystemdFailure, "could not confirm the hardening of " + start.unit + ": " + failure);
     }
-    const auto message = plan.unit_name + ": systemd applied " + weakening->property + "=" + weakening->effective +
+    const auto message = start.unit + ": systemd applied " + weakening->property + "=" + weakening->effective +
                          " where the plan has " + weakening->property + "=" + weakening->planned +
-                         "; a drop-in or unit setting overrides it (see `systemctl cat " + plan.unit_name + "`)";
-    // The refusal itself is logged by StartSession's wrapper, with the
-    // caller, as HardeningNotApplied.
+                         "; a drop-in or unit setting overrides it (see `systemctl cat " + start.unit + "`)";
+    // Logged by finish_start with the caller, as HardeningNotApplied.
     fail(ErrorKind::HardeningNotApplied, message);
 }
 
@@ -352,21 +393,54 @@ void ManagerService::StopSession(const std::string& owner, const std::string& ch
     });
 }
 
-sys::ClaimReply ManagerService::Claim(const std::string& token)
+void ManagerService::Claim(sys::ClaimResult&& result, std::string token)
 {
     touch();
     // The unit is the caller's own, from its cgroup: named in the refusal.
     const auto pid = sys::caller_pid(getObject());
     const auto caller_unit = pid ? unit_of_pid(*pid) : std::string();
-    return refused_as_typed_error(getObject(), "Claim", {{}, {}, {}, caller_unit}, RequestKind::Session, [&] {
+    refused_as_typed_error(getObject(), "Claim", {{}, {}, {}, caller_unit}, RequestKind::Session, [&] {
         (void)caller_pid(); // AccessDenied without credentials
-        const auto& unit = caller_unit;
-        auto spec = claims_.claim(token, unit, caller_uid());
-        if (!spec) {
-            fail(ErrorKind::AccessDenied, "no launch is waiting for this caller (unit '" + unit + "')");
+        const auto uid = caller_uid();
+        switch (claims_.state(token, caller_unit, uid)) {
+        case ClaimState::Ready:
+            sys::return_claim(result,
+                              sys::to_claim_reply(core::encode_launch_spec(*claims_.claim(token, caller_unit, uid))));
+            return;
+        case ClaimState::Unconfirmed:
+            // One launcher per unit: a second Claim while one waits is refused.
+            if (parked_claims_.count(token) == 0) {
+                parked_claims_.emplace(token,
+                                       ParkedClaim{std::move(result), caller_unit, uid, current_caller(getObject())});
+                return;
+            }
+            break;
+        case ClaimState::NoMatch: break;
         }
-        return sys::to_claim_reply(core::encode_launch_spec(*spec));
+        fail(ErrorKind::AccessDenied, "no launch is waiting for this caller (unit '" + caller_unit + "')");
     });
+}
+
+void ManagerService::settle_parked_claims()
+{
+    for (auto it = parked_claims_.begin(); it != parked_claims_.end();) {
+        auto& [token, parked] = *it;
+        const auto state = claims_.state(token, parked.unit, parked.uid);
+        if (state == ClaimState::Unconfirmed) {
+            ++it;
+            continue;
+        }
+        if (state == ClaimState::Ready) {
+            sys::return_claim(parked.reply, sys::to_claim_reply(core::encode_launch_spec(
+                                                *claims_.claim(token, parked.unit, parked.uid))));
+        } else {
+            const core::Error refused(ErrorKind::AccessDenied,
+                                      "no launch is waiting for this caller (unit '" + parked.unit + "')");
+            sys::write_log(core::refusal_record("Claim", parked.caller, refused, {{}, {}, {}, parked.unit}, false));
+            parked.reply.returnError(sys::to_bus_error(refused));
+        }
+        it = parked_claims_.erase(it);
+    }
 }
 
 void ManagerService::ReportWaiting(const uint32_t& ahead)
@@ -448,6 +522,7 @@ void ManagerService::housekeeping()
         release_waiting(*verdict);
         touch();
     }
+    finish_ready_starts();
     for (const auto& unit : sessions_.take_candidates()) {
         // Confirmed while still tracked: a change that arrives during the
         // check is queued and makes the unit a candidate again.
@@ -460,12 +535,14 @@ void ManagerService::housekeeping()
     }
     stop_orphaned_sessions();
     claims_.drop_expired(std::chrono::steady_clock::now());
+    settle_parked_claims();
 }
 
 bool ManagerService::idle(std::chrono::steady_clock::time_point now) const
 {
     return sessions_.empty() && claims_.empty() && !gate_.canary_running() && waiting_starts_.empty() &&
-           waiting_canary_calls_.empty() && now - last_activity_ >= idle_timeout();
+           waiting_canary_calls_.empty() && in_flight_.empty() && parked_claims_.empty() &&
+           now - last_activity_ >= idle_timeout();
 }
 
 std::chrono::milliseconds ManagerService::idle_timeout() const

@@ -6,6 +6,8 @@
 
 #include <array>
 #include <chrono>
+#include <map>
+#include <memory>
 
 #include "core/config.h"
 #include "core/log_event.h"
@@ -16,6 +18,7 @@
 #include "daemon/worker_watch.h"
 #include "dbus/native_runtime_adaptor.h"
 #include "dbus/native_runtime_launcher_adaptor.h"
+#include "sys/effective_properties.h"
 #include "sys/launch_spec_bus.h"
 #include "sys/systemd_manager.h"
 
@@ -70,24 +73,62 @@ private:
                                  std::vector<std::string> argv, sdbus::UnixFd stdin_fd, sdbus::UnixFd stdout_fd,
                                  sdbus::UnixFd stderr_fd, std::map<std::string, sdbus::Variant> options) override;
     void RunCanary(CanaryReply&& result, std::string run_as_user) override;
-    // Everything StartSession does once the host passed preflight; `caller`
-    // was captured while the call was dispatched (for the journal).
-    std::tuple<std::string, sdbus::ObjectPath> start_session(const core::SessionRequest& request,
-                                                             const core::RunAsUser& user, const std::string& worker,
-                                                             const core::Caller& caller,
-                                                             const std::array<sdbus::UnixFd, 3>& stdio);
+    // A session whose unit systemd has started while the helper reads back
+    // its hardening. The read is asynchronous, so one slow answer from PID 1
+    // (it answers a unit's GetAll only after spawning that unit) does not
+    // hold up every other StartSession behind it; the spec stays unconfirmed
+    // in claims_ (its launcher's Claim waits) and the call unanswered until
+    // the read passed.
+    struct StartInFlight {
+        StartReply reply;
+        core::SessionRequest request;
+        std::string worker;
+        core::Caller caller;
+        uid_t uid = 0;
+        std::string unit;
+        sdbus::ObjectPath path;
+        std::string token;
+        core::UnitProperties planned;
+        std::unique_ptr<sys::EffectivePropertiesRead> read;
+    };
+    // A launcher's Claim that came while its unit's hardening was still
+    // being read back; answered by settle_parked_claims.
+    struct ParkedClaim {
+        sys::ClaimResult reply;
+        std::string unit;
+        uid_t uid = 0;
+        core::Caller caller;
+    };
+    // Everything StartSession does once the host passed preflight, up to
+    // starting the unit and sending the read-back; `caller` was captured
+    // while the call was dispatched (for the journal). Throws before it
+    // takes `reply` (the caller answers the error); once it returns,
+    // finish_ready_starts answers.
+    void start_session(StartReply&& reply, const core::SessionRequest& request, const core::RunAsUser& user,
+                       const std::string& worker, const core::Caller& caller,
+                       const std::array<sdbus::UnixFd, 3>& stdio);
+    // Answers each start whose read-back is in: the session, or the
+    // refusal (and the unit undone).
+    void finish_ready_starts();
+    void finish_start(StartInFlight& start);
+    // Hands out or refuses each parked Claim whose spec was confirmed or
+    // withdrawn meanwhile.
+    void settle_parked_claims();
+    void log_started(const StartInFlight& start);
     // Answers every call that waited for the canary's `verdict`.
     void release_waiting(const core::CheckResult& verdict);
     void StopSession(const std::string& owner, const std::string& chat) override;
     std::string Version() override;
     uint32_t ActiveSessions() override;
     // The launch spec, encoded by core::encode_launch_spec (sys/launch_spec_bus.h).
-    sys::ClaimReply Claim(const std::string& token) override;
+    // Asynchronous on the bus: see StartInFlight.
+    void Claim(sys::ClaimResult&& result, std::string token) override;
     void ReportWaiting(const uint32_t& ahead) override;
 
     // Throws HardeningNotApplied when systemd's effective value of a planned
-    // property is weaker (start_session's StartRollback then stops the unit).
-    void refuse_unless_applied(const core::SessionPlan& plan, const sdbus::ObjectPath& path);
+    // property is weaker, SystemdFailure when the read failed
+    // (finish_start then undoes the start).
+    static void refuse_unless_applied(const StartInFlight& start);
     // Caps the owner's slice as configured; HardeningNotApplied if systemd
     // reports a weaker value than asked for.
     void apply_owner_limits(const std::string& slice);
@@ -111,6 +152,8 @@ private:
     std::string config_path_;
     PreflightGate gate_{connection_, config_, launcher_path_, config_path_, claims_};
     std::vector<WaitingStart> waiting_starts_;
+    std::vector<StartInFlight> in_flight_;
+    std::map<std::string, ParkedClaim> parked_claims_; // by token
     std::vector<CanaryReply> waiting_canary_calls_;
 };
 

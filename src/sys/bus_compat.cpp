@@ -50,6 +50,17 @@ sdbus::Slot add_match(sdbus::IConnection& connection, const std::string& rule, M
     return connection.addMatch(rule, [handler = std::move(handler)](sdbus::Message message) { handler(message); });
 }
 
+void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done)
+{
+    (void)proxy.callMethodAsync("GetAll")
+        .onInterface("org.freedesktop.DBus.Properties")
+        .withArguments(interface)
+        .uponReplyInvoke(
+            [done = std::move(done)](std::optional<sdbus::Error> error, std::map<std::string, sdbus::Variant> all) {
+                done(error ? error->getMessage() : std::string(), std::move(all));
+            });
+}
+
 bool process_pending(sdbus::IConnection& connection)
 {
     return connection.processPendingEvent();
@@ -82,6 +93,17 @@ void finish_signal_setup(sdbus::IProxy& proxy)
 sdbus::Slot add_match(sdbus::IConnection& connection, const std::string& rule, MatchHandler handler)
 {
     return connection.addMatch(rule, std::move(handler));
+}
+
+void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done)
+{
+    (void)proxy.callMethodAsync("GetAll")
+        .onInterface("org.freedesktop.DBus.Properties")
+        .withArguments(interface)
+        .uponReplyInvoke(
+            [done = std::move(done)](const sdbus::Error* error, std::map<std::string, sdbus::Variant> all) {
+                done(error != nullptr ? error->getMessage() : std::string(), std::move(all));
+            });
 }
 
 bool process_pending(sdbus::IConnection& connection)

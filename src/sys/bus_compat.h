@@ -12,6 +12,8 @@
 #include <sys/types.h>
 
 #include <functional>
+
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +54,13 @@ void finish_signal_setup(sdbus::IProxy& proxy);
 // reference to the message, 2.x a copy.
 using MatchHandler = std::function<void(sdbus::Message& message)>;
 [[nodiscard]] sdbus::Slot add_match(sdbus::IConnection& connection, const std::string& rule, MatchHandler handler);
+
+// org.freedesktop.DBus.Properties.GetAll(`interface`) on `proxy`, without
+// waiting: `done` runs later, from process_pending(), with the properties and
+// an empty error, or with the error's message. Destroying the proxy first
+// cancels the call (`done` never runs).
+using GetAllDone = std::function<void(const std::string& error, std::map<std::string, sdbus::Variant> all)>;
+void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done);
 
 // Handles one pending bus event; false when nothing is pending.
 bool process_pending(sdbus::IConnection& connection);

@@ -72,16 +72,9 @@ struct Convert {
     core::EffectiveValue operator()(const core::JournalFields& /*planned*/) const { return std::string(); }
 };
 
-} // namespace
-
-core::EffectiveProperties read_effective_properties(sdbus::IConnection& connection, const sdbus::ObjectPath& unit_path,
-                                                    const std::string& type_interface,
-                                                    const core::UnitProperties& planned)
+// The planned properties systemd reported in `all`, in the core's types.
+core::EffectiveProperties convert(const AllProperties& all, const core::UnitProperties& planned)
 {
-    auto unit = make_proxy(connection, kSystemdService, unit_path);
-    auto all = get_all(*unit, type_interface);
-    all.merge(get_all(*unit, kUnitInterface));
-
     core::EffectiveProperties effective;
     for (const auto& name : core::checked_property_names(planned)) {
         const auto found = all.find(name);
@@ -96,6 +89,48 @@ core::EffectiveProperties read_effective_properties(sdbus::IConnection& connecti
         }
     }
     return effective;
+}
+
+} // namespace
+
+core::EffectiveProperties read_effective_properties(sdbus::IConnection& connection, const sdbus::ObjectPath& unit_path,
+                                                    const std::string& type_interface,
+                                                    const core::UnitProperties& planned)
+{
+    auto unit = make_proxy(connection, kSystemdService, unit_path);
+    auto all = get_all(*unit, type_interface);
+    all.merge(get_all(*unit, kUnitInterface));
+    return convert(all, planned);
+}
+
+EffectivePropertiesRead::EffectivePropertiesRead(sdbus::IConnection& connection, const sdbus::ObjectPath& unit_path,
+                                                 const std::string& type_interface, core::UnitProperties planned)
+    : planned_(std::move(planned)), unit_(make_proxy(connection, kSystemdService, unit_path))
+{
+    for (const auto& interface : {type_interface, std::string(kUnitInterface)}) {
+        try {
+            // Runs from dispatch: only records what arrived.
+            get_all_async(*unit_, interface, [this](const std::string& error, AllProperties all) {
+                if (!error.empty() && failure_.empty()) {
+                    failure_ = error;
+                }
+                all_.merge(all);
+                --outstanding_;
+            });
+            ++outstanding_;
+        } catch (const sdbus::Error& e) {
+            failure_ = e.getMessage(); // result() reports it; ready() once sent calls are in
+        }
+    }
+}
+
+core::EffectiveProperties EffectivePropertiesRead::result() const
+{
+    if (!failure_.empty()) {
+        core::fail(core::ErrorKind::SystemdFailure,
+                   "reading the properties of " + std::string(unit_->getObjectPath()) + ": " + failure_);
+    }
+    return convert(all_, planned_);
 }
 
 } // namespace nr::sys

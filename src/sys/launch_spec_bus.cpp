@@ -44,4 +44,9 @@ core::LaunchSpecWire from_claim_reply(const ClaimReply& reply)
     return wire;
 }
 
+void return_claim(ClaimResult& result, const ClaimReply& reply)
+{
+    std::apply([&result](const auto&... fields) { result.returnResults(fields...); }, reply);
+}
+
 } // namespace nr::sys

@@ -27,7 +27,15 @@ using CheckedDirBus = sdbus::Struct<std::string, std::uint64_t, std::uint64_t>;
 using ClaimReply = std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<SyscallRuleBus>, bool,
                               std::string, std::vector<std::string>, std::string, std::vector<CheckedDirBus>>;
 
+// The reply object of the helper's asynchronous Claim handler.
+template <typename Tuple> struct ResultFor;
+template <typename... Fields> struct ResultFor<std::tuple<Fields...>> {
+    using type = sdbus::Result<Fields...>;
+};
+using ClaimResult = ResultFor<ClaimReply>::type;
+
 ClaimReply to_claim_reply(const core::LaunchSpecWire& wire);
+void return_claim(ClaimResult& result, const ClaimReply& reply);
 core::LaunchSpecWire from_claim_reply(const ClaimReply& reply);
 
 } // namespace nr::sys

@@ -1,0 +1,71 @@
+// The helper's table of launch specs waiting for their launcher
+// (src/daemon/claim_table.cpp, compiled into this binary: it has no bus
+// dependency, only sys/random_token).
+#include "daemon/claim_table.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace nr::daemon;
+
+namespace {
+
+constexpr uid_t kSessionUid = 1001;
+const std::string kUnit = "native-runtime-alice-chat1.service";
+
+PendingLaunch launch_for(const std::string& unit, bool confirmed)
+{
+    PendingLaunch launch;
+    launch.unit_name = unit;
+    launch.uid = kSessionUid;
+    launch.spec.bwrap_argv = {"/usr/bin/bwrap"};
+    launch.deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    launch.confirmed = confirmed;
+    return launch;
+}
+
+} // namespace
+
+TEST(AConfirmedSpec, IsHandedOutOnceToItsOwnUnitAndUid)
+{
+    ClaimTable table;
+    table.add("t1", launch_for(kUnit, true));
+    EXPECT_EQ(table.state("t1", kUnit, kSessionUid), ClaimState::Ready);
+    const auto spec = table.claim("t1", kUnit, kSessionUid);
+    ASSERT_TRUE(spec.has_value());
+    EXPECT_EQ(spec->bwrap_argv.front(), "/usr/bin/bwrap");
+    EXPECT_EQ(table.state("t1", kUnit, kSessionUid), ClaimState::NoMatch);
+    EXPECT_FALSE(table.claim("t1", kUnit, kSessionUid).has_value());
+}
+
+TEST(ASpecWhoseHardeningIsStillBeingReadBack, IsNotHandedOutUntilConfirmed)
+{
+    ClaimTable table;
+    table.add("t1", launch_for(kUnit, false));
+    EXPECT_EQ(table.state("t1", kUnit, kSessionUid), ClaimState::Unconfirmed);
+    EXPECT_FALSE(table.claim("t1", kUnit, kSessionUid).has_value());
+    // The refused attempt did not burn it.
+    table.confirm("t1");
+    EXPECT_EQ(table.state("t1", kUnit, kSessionUid), ClaimState::Ready);
+    EXPECT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
+}
+
+TEST(AnUnconfirmedSpecThatIsWithdrawn, NoLongerMatchesItsLauncher)
+{
+    ClaimTable table;
+    table.add("t1", launch_for(kUnit, false));
+    table.remove("t1");
+    EXPECT_EQ(table.state("t1", kUnit, kSessionUid), ClaimState::NoMatch);
+}
+
+TEST(AClaimFromAnotherUnitOrUid, MatchesNothingAndLeavesTheSpecInPlace)
+{
+    ClaimTable table;
+    table.add("t1", launch_for(kUnit, false));
+    EXPECT_EQ(table.state("t1", "native-runtime-mallory-x.service", kSessionUid), ClaimState::NoMatch);
+    EXPECT_EQ(table.state("t1", kUnit, kSessionUid + 1), ClaimState::NoMatch);
+    table.confirm("t1");
+    EXPECT_FALSE(table.claim("t1", kUnit, kSessionUid + 1).has_value());
+    EXPECT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
+}
