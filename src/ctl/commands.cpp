@@ -1,12 +1,15 @@
 #include "ctl/commands.h"
 
+#include "core/bus_names.h"
 #include "core/cli_input.h"
 #include "core/error.h"
+#include "core/liveness_schedule.h"
+#include "core/match_rules.h"
 #include "core/unit_name.h"
 #include "core/unit_state.h"
 #include "ctl/exit_status.h"
+#include "sys/bus_compat.h"
 #include "sys/bus_loop.h"
-#include "sys/helper_proxy.h"
 #include "sys/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
@@ -19,12 +22,12 @@
 #include <iostream>
 #include <optional>
 #include <thread>
+#include <utility>
 
 namespace nr::ctl {
 
 namespace {
 
-constexpr int kWaitTickMs = 1000;
 constexpr int kStopPollMs = 50;
 
 struct Ended {
@@ -33,30 +36,85 @@ struct Ended {
     std::int32_t status = 0;
 };
 
-class ManagerProxy final : public sys::HelperProxy<org::metis::NativeRuntime1::Manager_proxy> {
+// The helper's Manager interface for calls only: the generated proxy would
+// also subscribe to every session's signals.
+class Manager {
 public:
-    ManagerProxy(sdbus::IConnection& connection, std::string watched_unit, bool quiet = true)
-        : HelperProxy(connection), watched_unit_(std::move(watched_unit)), quiet_(quiet)
+    explicit Manager(sdbus::IConnection& connection)
+        : proxy_(sys::make_proxy(connection, core::kBusName, core::kObjectPath))
+    {
+    }
+
+    std::string start(const RunOptions& options, const std::map<std::string, std::string>& env)
+    {
+        std::string unit;
+        sdbus::ObjectPath path;
+        proxy_->callMethod("StartSession")
+            .onInterface(core::kManagerInterface)
+            .withArguments(options.owner, options.chat, options.job, options.adapter, options.command,
+                           options.workspace, env, options.run_as, sdbus::UnixFd(STDIN_FILENO),
+                           sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO))
+            .storeResultsTo(unit, path);
+        return unit;
+    }
+
+    void stop(const std::string& owner, const std::string& chat)
+    {
+        proxy_->callMethod("StopSession").onInterface(core::kManagerInterface).withArguments(owner, chat);
+    }
+
+private:
+    std::unique_ptr<sdbus::IProxy> proxy_;
+};
+
+// The end and the admission wait of one session, from the helper's signals
+// about that session only (core::session_signals_match): when every CLI
+// received every session's signals, N waiting CLIs cost N^2 deliveries and
+// wake-ups. The match is in place once the constructor returns, so the
+// caller subscribes before it starts the session and misses no instant end.
+class SessionSignals {
+public:
+    SessionSignals(sdbus::IConnection& connection, const RunOptions& options, std::string unit)
+        : unit_(std::move(unit)), quiet_(options.quiet),
+          match_(sys::add_match(connection, core::session_signals_match(options.owner, options.chat),
+                                [this](sdbus::Message& message) { received(message); }))
     {
     }
 
     [[nodiscard]] const std::optional<Ended>& ended() const { return ended_; }
 
 private:
-    void onSessionEnded(const std::string& unit, const std::string& /*owner*/, const std::string& /*chat*/,
-                        const std::string& /*job*/, const std::string& result, const int32_t& code,
-                        const int32_t& status) override
+    void received(sdbus::Message& message)
     {
-        if (unit == watched_unit_) {
-            ended_ = Ended{result, code, status};
+        const std::string member = message.getMemberName();
+        std::string unit;
+        std::string owner;
+        std::string chat;
+        std::string job;
+        try {
+            message >> unit >> owner >> chat >> job;
+            if (unit != unit_) {
+                return;
+            }
+            if (member == "SessionEnded") {
+                Ended end;
+                message >> end.result >> end.code >> end.status;
+                ended_ = end;
+            } else if (member == "SessionWaiting") {
+                std::uint32_t ahead = 0;
+                message >> ahead;
+                report_wait(ahead);
+            }
+        } catch (const sdbus::Error&) {
+            // Not the signature the helper sends: nothing to learn from it.
         }
     }
+
     // The session waits for its turn on a shared host login; say so, since
     // a silent wait looks like a hang.
-    void onSessionWaiting(const std::string& unit, const std::string& /*owner*/, const std::string& /*chat*/,
-                          const std::string& /*job*/, const uint32_t& ahead) override
+    void report_wait(std::uint32_t ahead) const
     {
-        if (unit != watched_unit_ || quiet_) {
+        if (quiet_) {
             return;
         }
         if (ahead == 0) {
@@ -66,9 +124,11 @@ private:
         }
     }
 
-    std::string watched_unit_;
+    std::string unit_;
     bool quiet_;
     std::optional<Ended> ended_;
+    // Last, so it goes first: no callback runs against a destroyed member.
+    sdbus::Slot match_;
 };
 
 std::map<std::string, std::string> environment_from(const std::vector<std::string>& items)
@@ -93,20 +153,39 @@ std::map<std::string, std::string> environment_from(const std::vector<std::strin
     return env;
 }
 
+// Whether the helper's bus name changed owner. Subscribed before
+// StartSession: the helper that answered it holds the unit's reference and
+// will report its end, so only a change of owner after that can lose it.
+class HelperOwner {
+public:
+    explicit HelperOwner(sdbus::IConnection& connection)
+        : match_(sys::add_match(connection, core::name_owner_changes_match(core::kBusName),
+                                [this](sdbus::Message& /*message*/) { changed_ = true; }))
+    {
+    }
+
+    // Whether it changed since the last call.
+    bool take_change() { return std::exchange(changed_, false); }
+
+private:
+    bool changed_ = false;
+    // Last, so it goes first: no callback runs against a destroyed member.
+    sdbus::Slot match_;
+};
+
 // A helper that crashed or was stopped mid-session can no longer report
 // the end; a new instance adopts running sessions from systemd, so start
 // one (bus activation) instead of waiting for a signal nobody will send.
-void revive_helper_if_gone(sdbus::IConnection& connection)
+void revive_helper_if_gone(sdbus::IProxy& bus)
 {
-    auto bus = sys::make_proxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     bool present = true;
-    bus->callMethod("NameHasOwner")
+    bus.callMethod("NameHasOwner")
         .onInterface("org.freedesktop.DBus")
         .withArguments(core::kBusName)
         .storeResultsTo(present);
     if (!present) {
         std::uint32_t reply = 0;
-        bus->callMethod("StartServiceByName")
+        bus.callMethod("StartServiceByName")
             .onInterface("org.freedesktop.DBus")
             .withArguments(core::kBusName, std::uint32_t{0})
             .storeResultsTo(reply);
@@ -121,38 +200,37 @@ int run_session(const RunOptions& options)
     // environment copied for --env NAME only now, still before any call.
     const auto env = environment_from(options.env);
     auto connection = sdbus::createSystemBusConnection();
-    const auto expected_unit = core::session_unit_name(options.owner, options.chat);
     // Subscribe before starting, so even an instant exit is not missed.
-    ManagerProxy manager(*connection, expected_unit, options.quiet);
+    SessionSignals session(*connection, options, core::session_unit_name(options.owner, options.chat));
+    HelperOwner helper(*connection);
     const sys::StopSignals stop({SIGINT, SIGTERM, SIGHUP});
-    const auto [unit, unit_object] = manager.StartSession(
-        options.owner, options.chat, options.job, options.adapter, options.command, options.workspace, env,
-        options.run_as, sdbus::UnixFd(STDIN_FILENO), sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO));
-    (void)unit_object;
+    Manager manager(*connection);
+    const auto unit = manager.start(options, env);
     if (!options.quiet) {
         // As systemd-run says it: the name to give systemctl and journalctl.
         std::cerr << "Running as unit: " << unit << '\n';
     }
+    auto bus = sys::make_proxy(*connection, "org.freedesktop.DBus", "/org/freedesktop/DBus");
     sys::SystemdManager systemd(*connection);
     bool stop_requested = false;
-    auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(kWaitTickMs);
+    core::LivenessSchedule liveness(std::chrono::steady_clock::now());
     for (;;) {
         sys::dispatch_pending(*connection);
-        if (manager.ended()) {
+        if (session.ended()) {
             break;
         }
-        if (sys::wait_for_bus_or_signal(*connection, stop, kWaitTickMs) && !stop_requested) {
-            stop_requested = true;
-            manager.StopSession(options.owner, options.chat);
-        }
-        // Every broadcast wakes every waiting CLI; checking on each
-        // wakeup would make a burst of N sessions cost N^2 bus calls.
-        const auto now = std::chrono::steady_clock::now();
-        if (now < next_check) {
+        // Asked only when the helper changed or as a safety net
+        // (core::LivenessSchedule), and waiting in between without a
+        // tick: every waiting CLI paid for each wake-up and each check.
+        if (!liveness.due(helper.take_change(), std::chrono::steady_clock::now())) {
+            const auto wait = liveness.wait(std::chrono::steady_clock::now());
+            if (sys::wait_for_bus_or_signal(*connection, stop, static_cast<int>(wait.count())) && !stop_requested) {
+                stop_requested = true;
+                manager.stop(options.owner, options.chat);
+            }
             continue;
         }
-        next_check = now + std::chrono::milliseconds(kWaitTickMs);
-        revive_helper_if_gone(*connection);
+        revive_helper_if_gone(*bus);
         // A failed GetUnit throws core::Error(SystemdFailure), which
         // guarded() reports as "unavailable" (69).
         if (!systemd.unit_path(unit)) {
@@ -160,21 +238,20 @@ int run_session(const RunOptions& options)
             // dispatching it; only a unit that is gone with no end
             // reported means the helper holding it died.
             sys::dispatch_pending(*connection);
-            if (!manager.ended()) {
+            if (!session.ended()) {
                 std::cerr << "native-runtimectl: the session ended but its result was lost\n";
                 return core::kExitEndLost;
             }
         }
     }
-    const auto& end = *manager.ended();
+    const auto& end = *session.ended();
     return core::session_exit_status(end.result, end.code, end.status);
 }
 
 int stop_session(const StopOptions& options)
 {
     auto connection = sdbus::createSystemBusConnection();
-    ManagerProxy manager(*connection, "");
-    manager.StopSession(options.owner, options.chat);
+    Manager(*connection).stop(options.owner, options.chat);
     if (options.no_block) {
         return 0;
     }

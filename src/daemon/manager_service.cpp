@@ -536,15 +536,13 @@ void ManagerService::housekeeping()
     }
     finish_ready_starts();
     for (const auto& unit : sessions_.take_candidates()) {
-        if (!sessions_.contains(unit)) {
+        // Confirmed while still tracked: a change that arrives during the
+        // check is queued and makes the unit a candidate again.
+        const auto* session = sessions_.find(unit);
+        if (session == nullptr || !has_ended(*session)) {
             continue;
         }
-        const auto session = sessions_.release(unit);
-        if (!has_ended(session)) {
-            sessions_.track(session.unit, session.path, session.owner, session.chat, session.job);
-            continue;
-        }
-        report_end(session);
+        report_end(sessions_.release(unit));
         touch();
     }
     stop_orphaned_sessions();

@@ -7,9 +7,9 @@
 
 #include <functional>
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace nr::daemon {
 
@@ -19,12 +19,14 @@ struct TrackedSession {
     std::string owner;
     std::string chat;
     std::string job;
-    std::unique_ptr<sdbus::IProxy> watch;
 };
 
 class SessionRegistry {
 public:
-    explicit SessionRegistry(sdbus::IConnection& connection) : connection_(connection) {}
+    // Subscribes once, for the state changes of every systemd unit (one
+    // match rule however many sessions run; see core::unit_changes_match),
+    // so a unit tracked before it is started cannot end unnoticed.
+    explicit SessionRegistry(sdbus::IConnection& connection);
 
     // Watches the unit's ActiveState; once it is inactive or failed the unit
     // is queued for `take_candidates`.
@@ -50,9 +52,14 @@ public:
     }
 
 private:
-    sdbus::IConnection& connection_;
+    // Runs inside dispatch: only notes the unit, never calls out.
+    void unit_changed(sdbus::Message& message);
+
     std::map<std::string, TrackedSession> sessions_;
+    std::map<std::string, std::string, std::less<>> unit_by_path_;
     std::set<std::string> finished_;
+    // Last, so it goes first: no callback runs against a destroyed table.
+    sdbus::Slot match_;
 };
 
 } // namespace nr::daemon

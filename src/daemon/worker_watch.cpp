@@ -1,20 +1,28 @@
 #include "daemon/worker_watch.h"
 
+#include "core/match_rules.h"
 #include "sys/bus_compat.h"
 
 namespace nr::daemon {
 
 WorkerWatch::WorkerWatch(sdbus::IConnection& connection)
-    : bus_(sys::make_proxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus"))
+    : bus_(sys::make_proxy(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus")),
+      // One rule for every worker, departures only: a rule per worker would
+      // grow with the sessions, and arrivals are of no interest.
+      departures_(sys::add_match(connection, core::name_departures_match(), [this](sdbus::Message& message) {
+          std::string name;
+          std::string old_owner;
+          std::string new_owner;
+          try {
+              message >> name >> old_owner >> new_owner;
+          } catch (const sdbus::Error&) {
+              return;
+          }
+          if (new_owner.empty()) {
+              worker_left(name);
+          }
+      }))
 {
-    bus_->uponSignal("NameOwnerChanged")
-        .onInterface("org.freedesktop.DBus")
-        .call([this](const std::string& name, const std::string& /*old_owner*/, const std::string& new_owner) {
-            if (new_owner.empty()) {
-                worker_left(name);
-            }
-        });
-    sys::finish_signal_setup(*bus_);
 }
 
 void WorkerWatch::watch(const std::string& worker, const std::string& unit)

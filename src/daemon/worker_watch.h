@@ -32,6 +32,8 @@ private:
     std::unique_ptr<sdbus::IProxy> bus_;
     std::map<std::string, std::set<std::string>> units_by_worker_;
     std::vector<std::string> orphaned_;
+    // Last, so it goes first: no callback runs against a destroyed table.
+    sdbus::Slot departures_;
 };
 
 } // namespace nr::daemon

@@ -45,6 +45,11 @@ std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const 
 
 void finish_signal_setup(sdbus::IProxy& /*proxy*/) {}
 
+sdbus::Slot add_match(sdbus::IConnection& connection, const std::string& rule, MatchHandler handler)
+{
+    return connection.addMatch(rule, [handler = std::move(handler)](sdbus::Message message) { handler(message); });
+}
+
 void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done)
 {
     (void)proxy.callMethodAsync("GetAll")
@@ -95,6 +100,11 @@ std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const 
 void finish_signal_setup(sdbus::IProxy& proxy)
 {
     proxy.finishRegistration();
+}
+
+sdbus::Slot add_match(sdbus::IConnection& connection, const std::string& rule, MatchHandler handler)
+{
+    return connection.addMatch(rule, std::move(handler));
 }
 
 void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done)

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <functional>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,14 @@ std::unique_ptr<sdbus::IProxy> make_proxy(sdbus::IConnection& connection, const 
 // Subscribes the signal handlers added with uponSignal() so far: 1.x needs
 // this step, 2.x subscribes each handler as it is added.
 void finish_signal_setup(sdbus::IProxy& proxy);
+
+// Installs the match rule `rule` on `connection` (the broker has confirmed
+// it when this returns) and calls `handler` for each message it matches,
+// while the connection dispatches; the rule goes when the slot is dropped,
+// which must happen before the connection goes. 1.x hands the handler a
+// reference to the message, 2.x a copy.
+using MatchHandler = std::function<void(sdbus::Message& message)>;
+[[nodiscard]] sdbus::Slot add_match(sdbus::IConnection& connection, const std::string& rule, MatchHandler handler);
 
 // org.freedesktop.DBus.Properties.GetAll(`interface`) on `proxy`, without
 // waiting: `done` runs later, from process_pending(), with the properties and
