@@ -132,10 +132,7 @@ def main():
         os.makedirs(args.perf, exist_ok=True)
     rng = random.Random(args.seed)
     failures = []
-    plans = inside.Plans()
-    inside.setup_users(plans)
-    v = inside.Variants(plans, inside.Worker(), {"ok": False})
-    inside.ensure_helper(v)
+    v = inside.prepare_without_peer(failures)
     result = {"held": args.held, "launches": args.launches, "load_start": os.getloadavg(), "states": {},
               "perf": {}}
 

@@ -814,6 +814,18 @@ def prepare(args, notes, failures):
     return v
 
 
+def prepare_without_peer(failures):
+    """What the profiling tools need (bench/profile.py, timeline.py,
+    held_focus.py): users, the baselines checked against a live session,
+    and a running helper; no peer."""
+    plans = Plans()
+    setup_users(plans)
+    v = Variants(plans, Worker(), {"ok": False})
+    calibrate(v, [], failures)
+    ensure_helper(v)
+    return v
+
+
 def measure_idle_helper(v):
     """A fresh helper after one launch, left alone for a second."""
     stop_helper()

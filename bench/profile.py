@@ -70,13 +70,9 @@ def main():
             if data.endswith(".data"):
                 reports(args.out, data[:-5], os.path.join(args.out, data), f"# {data[:-5]}; harness only\n")
         return 0
-    notes, failures = [], []
-    plans = inside.Plans()
-    inside.setup_users(plans)
-    worker = inside.Worker()
-    v = inside.Variants(plans, worker, {"ok": False})
-    inside.calibrate(v, notes, failures)
-    inside.ensure_helper(v)
+    failures = []
+    v = inside.prepare_without_peer(failures)
+    worker = v.worker
 
     def nr_seq():
         for _ in range(args.launches):

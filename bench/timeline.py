@@ -154,14 +154,10 @@ def main():
     if args.report_only:
         print(report(args.out))
         return 0
-    notes, failures = [], []
+    failures = []
     rng = random.Random(7)
-    plans = inside.Plans()
-    inside.setup_users(plans)
-    worker = inside.Worker()
-    v = inside.Variants(plans, worker, {"ok": False})
-    inside.calibrate(v, notes, failures)
-    inside.ensure_helper(v)
+    v = inside.prepare_without_peer(failures)
+    worker = v.worker
 
     data = os.path.join(args.out, "timeline.data")
     bus_log = os.path.join(args.out, "bus.json")
