@@ -162,6 +162,11 @@ SupervisorArgs decode_supervisor_args(const std::vector<std::string>& args)
         refuse("--child is missing");
     }
     check(out);
+    // Exactly the encoder's form, so one order only (--child, --listener,
+    // --turn, then the calls).
+    if (encode_supervisor_args(out) != args) {
+        refuse("options out of order");
+    }
     return out;
 }
 

@@ -115,6 +115,17 @@ TEST(AnUnknownOrRepeatedOptionOrAMissingValue, IsRefused)
     NR_EXPECT_REFUSED(missing_value, ErrorKind::LaunchFailed, decode_supervisor_args({"--child", "5", "--listener"}));
 }
 
+TEST(OptionsInAnotherOrderThanTheEncoders, AreRefused)
+{
+    // Found by the fuzzer: a turn given after the calls decoded, but did not
+    // encode back to the same words.
+    NR_EXPECT_REFUSED(
+        turn_last, ErrorKind::LaunchFailed,
+        decode_supervisor_args({"--child", "99", "--listener", "17", "--refuse", "50,listen,1", "--turn", "3,4,1"}));
+    NR_EXPECT_REFUSED(listener_after_child_reversed, ErrorKind::LaunchFailed,
+                      decode_supervisor_args({"--listener", "17", "--child", "99"}));
+}
+
 TEST(ArgumentsTheDecoderWouldRefuse, AreNeverEncoded)
 {
     auto args = a_session();
