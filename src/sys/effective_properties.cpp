@@ -114,7 +114,14 @@ EffectivePropertiesRead::EffectivePropertiesRead(sdbus::IConnection& connection,
                 if (!error.empty() && failure_.empty()) {
                     failure_ = error;
                 }
-                all_.merge(all);
+                // Only what is checked: a burst has dozens of reads waiting,
+                // and a GetAll answer holds a few hundred properties.
+                for (const auto& name : core::checked_property_names(planned_)) {
+                    auto found = all.extract(name);
+                    if (!found.empty()) {
+                        all_.insert(std::move(found));
+                    }
+                }
                 --outstanding_;
             });
             ++outstanding_;
