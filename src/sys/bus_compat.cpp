@@ -47,7 +47,8 @@ void finish_signal_setup(sdbus::IProxy& /*proxy*/) {}
 
 sdbus::Slot add_match(sdbus::IConnection& connection, const std::string& rule, MatchHandler handler)
 {
-    return connection.addMatch(rule, [handler = std::move(handler)](sdbus::Message message) { handler(message); });
+    return connection.addMatch(
+        rule, [handler = std::move(handler)](sdbus::Message message) { handler(message); }, sdbus::return_slot);
 }
 
 void get_all_async(sdbus::IProxy& proxy, const std::string& interface, GetAllDone done)

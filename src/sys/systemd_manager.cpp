@@ -326,7 +326,7 @@ UnitEnd SystemdManager::read_end(const sdbus::ObjectPath& path)
     // (UINT64_MAX) both leave the field empty.
     const auto counter = [&](const char* name) -> std::optional<std::uint64_t> {
         const auto found = all.find(name);
-        if (found == all.end() || found->second.peekValueType() != "t") {
+        if (found == all.end() || std::string(found->second.peekValueType()) != "t") {
             return std::nullopt;
         }
         const auto value = found->second.get<std::uint64_t>();
