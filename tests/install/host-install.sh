@@ -88,6 +88,8 @@ check "no test probe in the operator package" bash -c '! dpkg -L native-runtime 
 # shellcheck disable=SC2016 # expanded by the inner bash
 check "config.yaml is a conffile" bash -c 'dpkg-query -W -f="\${Conffiles}" native-runtime | grep -q /etc/native-runtime/config.yaml'
 check "state directory is root-only" test "$(stat -c %a:%U /var/lib/native-runtime)" = 700:root
+check "the supervisor is execute-only (non-dumpable from its exec)" \
+  test "$(stat -c %a:%U /usr/libexec/native-runtime/native-runtime-supervise)" = 711:root
 check "snapshot dir is 2770 with the worker group" \
   test "$(stat -c %a:%G /var/lib/metis-snapshots)" = 2770:native-runtime
 notes=$(find /var/lib/metis -name notes.txt -print -quit 2>/dev/null || true)

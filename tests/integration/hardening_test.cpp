@@ -291,7 +291,6 @@ TEST_F(AStolenClaimToken, IsRefusedFromAnotherUnitAndAnotherUidWhileTheRealLaunc
 
 namespace {
 
-constexpr const char* kSupervisor = "/usr/libexec/native-runtime/native-runtime-supervise";
 constexpr const char* kNotAnExecutable = "/usr/libexec/native-runtime/tests/nr-not-an-executable";
 
 bool contains(const std::string& text, const std::string& part)
@@ -369,9 +368,12 @@ TEST(ARunningSessionsMainProcess, IsTheSupervisorNonDumpableWithoutTheLaunchersL
     for (const auto& library : absent) {
         EXPECT_FALSE(contains(maps, library)) << library << " is mapped:\n" << maps;
     }
-    // Non-dumpable: its /proc files belong to root, and the session user
-    // cannot read them, though it reads those of its own processes.
+    // Non-dumpable from the moment /proc shows the exec (the binary is
+    // execute-only, so the kernel never makes it dumpable): its /proc files
+    // belong to root, and the session user cannot read them, though it reads
+    // those of its own processes.
     EXPECT_EQ(owner_of("/proc/" + main_pid + "/environ"), 0U);
+    EXPECT_NE(run(as_user(kWorker, {"cat", kSupervisor})).status, 0) << "the session user can only execute it";
     EXPECT_NE(run(as_user(kWorker, {"cat", "/proc/" + main_pid + "/environ"})).status, 0);
     EXPECT_EQ(run(as_user(kWorker, {"sh", "-c", "cat /proc/$$/environ >/dev/null"})).status, 0) << "control";
 
