@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -104,6 +105,21 @@ std::string unit_property(const std::string& unit, const std::string& name)
         value.pop_back();
     }
     return value;
+}
+
+bool unit_is_active(const std::string& unit)
+{
+    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
+}
+
+bool session_is_running(const std::string& unit)
+{
+    const auto main_pid = unit_property(unit, "MainPID");
+    if (main_pid.empty() || main_pid == "0") {
+        return false;
+    }
+    std::error_code error;
+    return std::filesystem::read_symlink("/proc/" + main_pid + "/exe", error) == kSupervisor;
 }
 
 std::string hex(const std::string& text)

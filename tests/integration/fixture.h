@@ -17,6 +17,7 @@ inline constexpr const char* kOutsider = "nroutsider"; // not even in the bus po
 inline constexpr const char* kDataDir = "/var/lib/nr-app-data";
 inline constexpr const char* kProbe = "/usr/libexec/native-runtime/tests/nr-probe";
 inline constexpr const char* kCtl = "native-runtimectl";
+inline constexpr const char* kSupervisor = "/usr/libexec/native-runtime/native-runtime-supervise";
 
 // native-runtimectl run --owner O --chat C --adapter A -- command...
 std::vector<std::string> ctl_run(const std::string& owner, const std::string& chat, const std::string& adapter,
@@ -35,6 +36,14 @@ std::map<std::string, std::string> parse_lines(const std::string& text);
 
 // `systemctl show -p NAME --value UNIT`
 std::string unit_property(const std::string& unit, const std::string& name);
+
+// `systemctl is-active UNIT`: true as soon as systemd has spawned the
+// launcher, before it has claimed its spec.
+bool unit_is_active(const std::string& unit);
+
+// The launcher has claimed its spec, forked bwrap and become the supervisor:
+// from here on the session runs without the helper that started it.
+bool session_is_running(const std::string& unit);
 
 std::string hex(const std::string& text);
 

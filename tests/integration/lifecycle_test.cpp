@@ -22,11 +22,6 @@ std::string unit_of(const std::string& owner, const std::string& chat)
     return "native-runtime-" + owner + "-" + chat + ".service";
 }
 
-bool unit_is_active(const std::string& unit)
-{
-    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
-}
-
 // Unloaded, so the (owner, chat) may start again: a stopped unit stays
 // loaded until the helper has reported its end and dropped its reference.
 bool unit_is_gone(const std::string& unit)
@@ -165,7 +160,9 @@ TEST(AHelperKilledMidSession, IsReplacedByOneThatReportsTheSessionsEnd)
 {
     Background session(as_user(kWorker, ctl_run("alice", "helpercrash", "shell", {"sh", "-c", "exec sleep 300"})));
     const auto unit = unit_of("alice", "helpercrash");
-    ASSERT_TRUE(eventually(60, [&] { return unit_is_active(unit); }));
+    // Mid-session: the launcher has its spec. Killed before its Claim, the
+    // helper takes the spec with it and the launch fails closed (125).
+    ASSERT_TRUE(eventually(60, [&] { return session_is_running(unit); }));
 
     const auto helper = std::stoi(unit_property("native-runtimed.service", "MainPID"));
     ASSERT_GT(helper, 0);

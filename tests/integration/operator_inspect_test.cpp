@@ -11,11 +11,6 @@ using namespace nr::itest;
 
 namespace {
 
-bool unit_is_active(const std::string& unit)
-{
-    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
-}
-
 void stop_and_wait(Background& session, const std::string& owner, const std::string& chat)
 {
     EXPECT_EQ(run(as_user(kWorker, {kCtl, "stop", "--owner", owner, "--chat", chat})).status, 0);

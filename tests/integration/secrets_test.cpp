@@ -19,11 +19,6 @@ std::string random_secret()
     return "sk-test-" + std::to_string(device()) + std::to_string(device());
 }
 
-bool unit_is_active(const std::string& unit)
-{
-    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
-}
-
 bool contains(const std::string& text, const std::string& needle)
 {
     return text.find(needle) != std::string::npos;

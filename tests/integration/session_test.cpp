@@ -21,11 +21,6 @@ std::string random_canary()
     return "nr-canary-" + std::to_string(device()) + std::to_string(device());
 }
 
-bool unit_is_active(const std::string& unit)
-{
-    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
-}
-
 } // namespace
 
 TEST(ASessionsOutput, ArrivesOnTheWorkersStdoutAndTheCliExitsZero)

@@ -64,11 +64,6 @@ std::string unit_of(const std::string& owner, const std::string& chat)
     return "native-runtime-" + owner + "-" + chat + ".service";
 }
 
-bool unit_is_active(const std::string& unit)
-{
-    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
-}
-
 bool unit_is_gone(const std::string& unit)
 {
     return unit_property(unit, "LoadState") == "not-found";

@@ -36,11 +36,6 @@ std::string unit_of(const std::string& owner, const std::string& chat)
     return "native-runtime-" + owner + "-" + chat + ".service";
 }
 
-bool unit_is_active(const std::string& unit)
-{
-    return run({"systemctl", "is-active", "--quiet", unit}).status == 0;
-}
-
 bool contains(const std::string& text, const std::string& part)
 {
     return text.find(part) != std::string::npos;
@@ -142,7 +137,7 @@ TEST(TheWorkerExample, ReportsItsPlaceInTheHostAuthQueueUntilAdmitted)
 TEST(TheWorkerExample, FollowsItsSessionAcrossAHelperThatWasKilled)
 {
     Background follower(worker("wex", "crash", "shell", {"/usr/bin/sh", "-c", "sleep 5; echo finished"}));
-    ASSERT_TRUE(eventually(60, [] { return unit_is_active(unit_of("wex", "crash")); }));
+    ASSERT_TRUE(eventually(60, [] { return session_is_running(unit_of("wex", "crash")); }));
     const auto helper = std::stoi(unit_property("native-runtimed.service", "MainPID"));
     ASSERT_GT(helper, 0);
     ASSERT_EQ(kill(helper, SIGKILL), 0);
