@@ -1,0 +1,102 @@
+#pragma once
+// The egress gateway's policy and its control messages (issue 17,
+// docs/egress-gateway-design.md). A `network: gateway` session has its own
+// network namespace whose only way out is a listener the launcher made in
+// it and handed, through the helper, to native-runtime-gateway. The gateway
+// forwards to the adapter's allow-listed HTTPS hosts only, and for provider
+// hosts swaps the session's placeholder token for the real key, which only
+// the gateway's own unit holds (systemd credentials).
+//
+// Everything here is pure: the helper encodes a registration from the
+// parsed config, the gateway decodes it (strictly: it trusts only root on
+// its control socket, but parses as if it did not).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/network_policy.h"
+
+namespace nr::core {
+
+// A host whose requests carry the provider's key. The session reaches it as
+// http://127.0.0.1:<port>/<host><base_path> (in `base_url_env`) with
+// `key_env` set to the session's placeholder token; the gateway replaces
+// `header`'s value ("<scheme> <token>", or "<token>" when scheme is empty)
+// with the real key read from the gateway's credential `credential`.
+struct ProviderRoute {
+    std::string host;         // exact DNS name, lower case, optionally ":port"
+    std::string credential;   // systemd credential name, [A-Za-z0-9_.-]+
+    std::string header = "Authorization";
+    std::string scheme = "Bearer";
+    std::string key_env;      // e.g. OPENAI_API_KEY
+    std::string base_url_env; // e.g. OPENAI_BASE_URL
+    std::string base_path;    // e.g. "/v1"; empty or starting with '/'
+
+    bool operator==(const ProviderRoute&) const = default;
+};
+
+// An adapter's `egress:` section. Every provider host is on allow_hosts;
+// an empty allow_hosts means offline through the gateway.
+struct EgressPolicy {
+    std::vector<std::string> allow_hosts;
+    std::vector<ProviderRoute> providers;
+    // Special-use destinations (core::denied_destinations()) this adapter's
+    // hosts may resolve to, e.g. a model server on a private network; a name
+    // that resolves into any other special-use range is refused.
+    std::vector<IpPrefix> allow_addresses;
+
+    bool operator==(const EgressPolicy&) const = default;
+};
+
+// The top-level `gateway:` section.
+struct GatewaySettings {
+    std::uint16_t port = 8080; // the listener's port on the session's 127.0.0.1
+    std::uint64_t max_header_bytes = 16ULL << 10U;
+    std::uint64_t max_request_bytes = 4ULL << 20U;
+    std::uint64_t max_response_bytes = 64ULL << 20U;
+    std::string control_socket = "/run/native-runtime-gateway/control";
+
+    bool operator==(const GatewaySettings&) const = default;
+};
+
+// One session as the helper registers it with the gateway. The listener
+// travels beside the message (SCM_RIGHTS), exactly one descriptor.
+struct GatewaySession {
+    std::string unit; // the session's unit name: its identity everywhere
+    std::string owner;
+    std::string chat;
+    std::string adapter;
+    std::string token; // 64 lower-case hex digits
+    EgressPolicy egress;
+    std::uint64_t max_header_bytes = 0;
+    std::uint64_t max_request_bytes = 0;
+    std::uint64_t max_response_bytes = 0;
+
+    bool operator==(const GatewaySession&) const = default;
+};
+
+// Control messages, one SOCK_SEQPACKET datagram each, from root only:
+//   register: encode_gateway_register(session) with the listener attached;
+//   revoke:   encode_gateway_revoke(unit); the token stops working and the
+//             listener is closed, connections on it included.
+// The gateway answers each with "ok\n" or "error <reason>\n".
+std::string encode_gateway_register(const GatewaySession& session);
+std::string encode_gateway_revoke(const std::string& unit);
+
+struct GatewayControl {
+    enum class Kind { Register, Revoke } kind = Kind::Register;
+    GatewaySession session; // for Revoke only `unit` is set
+};
+
+// Throws Error(InvalidArgument) naming the field for anything
+// encode_gateway_* would not have produced; decode(encode(x)) == x.
+GatewayControl decode_gateway_control(std::string_view message);
+
+// "api.openai.com", "localhost:8443": lower-case DNS name (no trailing dot,
+// no wildcard, no IP literal), optional port 1..65535. Throws
+// std::invalid_argument with a reason.
+void check_egress_host(std::string_view host);
+
+} // namespace nr::core
