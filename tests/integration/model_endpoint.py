@@ -1,28 +1,17 @@
-#!/ usr / bin / python3
-""
-    "A local model endpoint that replays scripted agent turns.
+#!/usr/bin/python3
+"""A local model endpoint that replays scripted agent turns.
 
-    Speaks the two wire protocols the real clients use,
-    streaming :
+Speaks the two wire protocols the real clients use, streaming:
 
-    --api openai OpenAI Responses
-    API(POST / v1 / responses),
-    as Codex speaks it-- api anthropic Anthropic Messages API(POST / v1 / messages),
-    as Claude Code speaks it,
-    with tool_use blocks
+  --api openai     OpenAI Responses API (POST /v1/responses), as Codex speaks it
+  --api anthropic  Anthropic Messages API (POST /v1/messages), as Claude Code
+                   speaks it, with tool_use blocks
 
-    Deterministic and stateless : what it answers depends only on the request.The turn
-                                  script(--script, JSON, read at every request) maps a marker to a turn:
+Deterministic and stateless: what it answers depends only on the request.
+The turn script (--script, JSON, read at every request) maps a marker to a turn:
 
-{
-    "turns":
-    {
-        "TURN-WRITE":
-        {
-            "tools" : [ "echo hi > a.txt", "cat a.txt" ], "final" : "wrote and read"
-        }
-    }
-}
+  {"turns": {"TURN-WRITE": {"tools": ["echo hi > a.txt", "cat a.txt"],
+                            "final": "wrote and read"}}}
 
 The marker is the first TURN-... word in the newest user message. The
 endpoint asks the client to run each command of "tools" in order with its
@@ -155,11 +144,11 @@ def openai_events(number, answer):
     events = [sse("response.created", {"type": "response.created", "response": {"id": response_id}})]
     if kind == "tool":
         item = {
-    "type" : "function_call",
-             "id" : "fc_%d" % number,
-             "call_id" : "call_%d" % number,
-             "name" : "exec_command",
-                      "arguments" : json.dumps({"cmd" : value}),
+            "type": "function_call",
+            "id": "fc_%d" % number,
+            "call_id": "call_%d" % number,
+            "name": "exec_command",
+            "arguments": json.dumps({"cmd": value}),
         }
     else:
         item = {
@@ -269,83 +258,62 @@ class Endpoint(http.server.BaseHTTPRequestHandler):
             self.reply(401, {"type": "error", "error": {"type": "authentication_error",
                                                         "message": "invalid x-api-key"}})
             return
-        try : body
-        = json.loads(raw or b "{}") except ValueError
-            : self.reply(400, {"error" : {"message" : "not JSON"}}) return api =
-            self.server.options.api if api == "anthropic" and path.endswith("/count_tokens")
-            : self.record({"n" : number, "path" : path, "authorized" : True, "sent" : "count_tokens"})
-                  self.reply(200, {"input_tokens" : 1}) return turn =
-                openai_turn(body) if api == "openai" else anthropic_turn(body) has_tools =
-                    bool(body.get("tools")) if api == "anthropic" and not has_tools :
-#Side requests of the client(titles, summaries) : not the turn.
-            answer =
-                        ("final", "side request") else : with open(self.server.options.script, encoding = "utf-8")
-                                                             as script
-            : answer = turn.answer(json.load(script)) self.record({
-                "n" : number,
-                "path" : path,
-                "authorized" : True,
-                "marker" : turn.marker,
-                "conversation" : turn.markers,
-                "tool_results" : turn.results,
-                "sent" : {"tool_call" if answer[0] == "tool" else "message" : answer[1]}
-            }) if api == "openai" : self.stream(openai_events(number, answer)) elif body.get("stream")
-            : self.stream(anthropic_events(number, body.get("model", "scripted"), answer)) else : block,
-                                                                           stop = anthropic_message(
-                                                                                      number, answer) self.reply(200, {
-                                                                               "id" : "msg_%d" % number,
-                                                                               "type" : "message",
-                                                                               "role" : "assistant",
-                                                                               "model" : body.get("model", "scripted"),
-                                                                               "content" : [block],
-                                                                               "stop_reason" : stop,
-                                                                               "stop_sequence" : None,
-                                                                               "usage" : {
-                                                                                   "input_tokens" : 1,
-                                                                                   "output_tokens" : 1
-                                                                               }
-                                                                           })
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self.reply(400, {"error": {"message": "not JSON"}})
+            return
+        api = self.server.options.api
+        if api == "anthropic" and path.endswith("/count_tokens"):
+            self.record({"n": number, "path": path, "authorized": True, "sent": "count_tokens"})
+            self.reply(200, {"input_tokens": 1})
+            return
+        turn = openai_turn(body) if api == "openai" else anthropic_turn(body)
+        has_tools = bool(body.get("tools"))
+        if api == "anthropic" and not has_tools:
+            # Side requests of the client (titles, summaries): not the turn.
+            answer = ("final", "side request")
+        else:
+            with open(self.server.options.script, encoding="utf-8") as script:
+                answer = turn.answer(json.load(script))
+        self.record({"n": number, "path": path, "authorized": True, "marker": turn.marker,
+                     "conversation": turn.markers, "tool_results": turn.results,
+                     "sent": {"tool_call" if answer[0] == "tool" else "message": answer[1]}})
+        if api == "openai":
+            self.stream(openai_events(number, answer))
+        elif body.get("stream"):
+            self.stream(anthropic_events(number, body.get("model", "scripted"), answer))
+        else:
+            block, stop = anthropic_message(number, answer)
+            self.reply(200, {"id": "msg_%d" % number, "type": "message", "role": "assistant",
+                             "model": body.get("model", "scripted"), "content": [block],
+                             "stop_reason": stop, "stop_sequence": None,
+                             "usage": {"input_tokens": 1, "output_tokens": 1}})
 
-                                                                                      def
-                                                                                      main()
-            : parser = argparse.ArgumentParser(description = __doc__.splitlines()[0]) parser
-                                                                               .add_argument(
-                                                                                   "--api",
-                                                                                   choices = [ "openai", "anthropic" ],
-                                                                                   required = True) parser
-                                                                               .add_argument("--address",
-                                                                                             default = "127.0.0.2")
-                                                                                   parser
-                                                                               .add_argument("--port", type = int,
-                                                                                             default = 0) parser
-                                                                               .add_argument("--key", required = True)
-                                                                                   parser
-                                                                               .add_argument("--script",
-                                                                                             required = True) parser
-                                                                               .add_argument("--log", required = True)
-                                                                                   parser
-                                                                               .add_argument("--ready-file",
-                                                                                             required = True) parser
-                                                                               .add_argument("--tls-cert")
-                                                                                   parser.add_argument("--tls-key")
-                                                                                       options = parser.parse_args()
-                                                                                                     server =
-                                                                               http.server
-                                                                                   .ThreadingHTTPServer(
-                                                                                       (options.address, options.port),
-                                                                                       Endpoint) server.options =
-                                                                                   options if options.tls_cert
-            : context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER) context.load_cert_chain(options.tls_cert,
-                                                                                        options.tls_key) server.socket =
-                                                                                       context
-                                                                                           .wrap_socket(server.socket,
-                                                                                                        server_side =
-                                                                                                            True) with
-                                                                                           open(options.ready_file +
-                                                                                                    ".tmp",
-                                                                                                "w", encoding = "utf-8")
-                                                                                               as ready
-            : ready.write("%d\n" % server.server_address[1]) os.rename(options.ready_file + ".tmp", options.ready_file)
-                  server.serve_forever()
 
-                      if __name__ == "__main__" : sys.exit(main())
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--api", choices=["openai", "anthropic"], required=True)
+    parser.add_argument("--address", default="127.0.0.2")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--ready-file", required=True)
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
+    options = parser.parse_args()
+    server = http.server.ThreadingHTTPServer((options.address, options.port), Endpoint)
+    server.options = options
+    if options.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(options.tls_cert, options.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    with open(options.ready_file + ".tmp", "w", encoding="utf-8") as ready:
+        ready.write("%d\n" % server.server_address[1])
+    os.rename(options.ready_file + ".tmp", options.ready_file)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
