@@ -145,7 +145,11 @@ void check_plan(const Config& c)
     require(argv.size() >= 3 && argv[0] == c.bwrap_path && argv[1] == "--unshare-all" && argv[2] == "--unshare-user",
             "bwrap unshares everything first");
     const bool shares_net = std::find(argv.begin(), sep, "--share-net") != sep;
-    require(shares_net == (adapter.network == NetworkMode::Host), "--share-net only for host network");
+    // A gateway session shares the namespace the launcher made for it,
+    // never the host's: the launcher makes one whenever the port is set.
+    require(shares_net == (adapter.network != NetworkMode::Offline), "--share-net only for host or gateway network");
+    require(adapter.network != NetworkMode::Gateway || plan.launch.gateway_port != 0,
+            "a gateway session's bwrap starts in the launcher's own namespace");
     const bool disables_userns = std::find(argv.begin(), sep, "--disable-userns") != sep;
     require(disables_userns == !adapter.nested_userns, "--disable-userns unless nested_userns");
 
