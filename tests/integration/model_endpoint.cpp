@@ -22,7 +22,8 @@ std::string read_all(const std::string& path)
 
 } // namespace
 
-ModelEndpoint::ModelEndpoint(const std::string& api, std::string key) : key_(std::move(key))
+ModelEndpoint::ModelEndpoint(const std::string& api, std::string key, const EndpointListen& listen)
+    : key_(std::move(key)), listen_(listen)
 {
     std::string pattern = "/run/nr-model-endpoint.XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
@@ -32,9 +33,26 @@ ModelEndpoint::ModelEndpoint(const std::string& api, std::string key) : key_(std
     script({});
     // The key is the endpoint's to check; it is a synthetic test value, so
     // the endpoint's own argv may hold it.
-    server_ = std::make_unique<Background>(std::vector<std::string>{
-        "/usr/bin/python3", NR_MODEL_ENDPOINT, "--api", api, "--address", kGatewayAddress, "--key", key_, "--script",
-        dir_ + "/script.json", "--log", dir_ + "/exchanges.jsonl", "--ready-file", dir_ + "/port"});
+    std::vector<std::string> command{"/usr/bin/python3",
+                                     NR_MODEL_ENDPOINT,
+                                     "--api",
+                                     api,
+                                     "--address",
+                                     listen_.address,
+                                     "--port",
+                                     std::to_string(listen_.port),
+                                     "--key",
+                                     key_,
+                                     "--script",
+                                     dir_ + "/script.json",
+                                     "--log",
+                                     dir_ + "/exchanges.jsonl",
+                                     "--ready-file",
+                                     dir_ + "/port"};
+    if (!listen_.tls_cert.empty()) {
+        command.insert(command.end(), {"--tls-cert", listen_.tls_cert, "--tls-key", listen_.tls_key});
+    }
+    server_ = std::make_unique<Background>(command);
     if (!eventually(20, [&] { return std::filesystem::exists(dir_ + "/port"); })) {
         throw std::runtime_error("the model endpoint did not start");
     }
@@ -69,7 +87,7 @@ void ModelEndpoint::script(const std::vector<ScriptedTurn>& turns) const
 
 std::string ModelEndpoint::base_url() const
 {
-    return std::string("http://") + kGatewayAddress + ":" + port_;
+    return std::string(listen_.tls_cert.empty() ? "http://" : "https://") + listen_.address + ":" + port_;
 }
 
 std::string ModelEndpoint::exchanges() const

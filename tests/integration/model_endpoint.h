@@ -24,10 +24,19 @@ struct ScriptedTurn {
     std::string final_text;
 };
 
+// Where the endpoint listens, and whether it speaks HTTPS (as the egress
+// gateway's upstream, with a certificate only the gateway trusts).
+struct EndpointListen {
+    std::string address = kGatewayAddress;
+    int port = 0; // 0: any free port
+    std::string tls_cert;
+    std::string tls_key;
+};
+
 class ModelEndpoint {
 public:
     // api: "openai" or "anthropic"; every request must carry `key`.
-    ModelEndpoint(const std::string& api, std::string key);
+    ModelEndpoint(const std::string& api, std::string key, const EndpointListen& listen = {});
     ModelEndpoint(const ModelEndpoint&) = delete;
     ModelEndpoint& operator=(const ModelEndpoint&) = delete;
     ModelEndpoint(ModelEndpoint&&) = delete;
@@ -36,14 +45,16 @@ public:
 
     // Replaces the turn script (read by the endpoint at every request).
     void script(const std::vector<ScriptedTurn>& turns) const;
-    // http://127.0.0.2:PORT
+    // http://127.0.0.2:PORT (https://ADDRESS:PORT with TLS)
     [[nodiscard]] std::string base_url() const;
+    [[nodiscard]] const std::string& port() const { return port_; }
     [[nodiscard]] const std::string& key() const { return key_; }
     // Every exchange so far, one JSON object a line.
     [[nodiscard]] std::string exchanges() const;
 
 private:
     std::string key_;
+    EndpointListen listen_;
     std::string dir_;
     std::string port_;
     std::unique_ptr<Background> server_;

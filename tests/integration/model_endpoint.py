@@ -30,7 +30,9 @@ Every request must carry the synthetic API key (--key): Bearer authorization
 for openai, x-api-key for anthropic; anything else gets 401, so a completed
 turn proves the credential reached the client. Each exchange is appended to
 --log as one JSON line (what was asked, what was sent). When listening, the
-chosen port is written to --ready-file.
+chosen port is written to --ready-file. With --tls-cert and --tls-key it
+speaks HTTPS (the egress gateway's upstream, whose certificate only the
+gateway trusts).
 
 Python standard library only.
 """
@@ -40,6 +42,7 @@ import http.server
 import json
 import os
 import re
+import ssl
 import sys
 import threading
 
@@ -297,9 +300,15 @@ def main():
     parser.add_argument("--script", required=True)
     parser.add_argument("--log", required=True)
     parser.add_argument("--ready-file", required=True)
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
     options = parser.parse_args()
     server = http.server.ThreadingHTTPServer((options.address, options.port), Endpoint)
     server.options = options
+    if options.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(options.tls_cert, options.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     with open(options.ready_file + ".tmp", "w", encoding="utf-8") as ready:
         ready.write("%d\n" % server.server_address[1])
     os.rename(options.ready_file + ".tmp", options.ready_file)

@@ -1,0 +1,144 @@
+#include "core/egress.h"
+#include "core/error.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace nr::core;
+
+namespace {
+
+GatewaySession openai_session()
+{
+    GatewaySession s;
+    s.unit = "native-runtime-alice-c1.service";
+    s.owner = "alice";
+    s.chat = "c1";
+    s.adapter = "codex-gw";
+    s.token = std::string(64, 'a');
+    s.max_header_bytes = 16384;
+    s.max_request_bytes = 4194304;
+    s.max_response_bytes = 67108864;
+    s.egress.allow_hosts = {"api.openai.com", "github.com"};
+    s.egress.allow_addresses = {parse_ip_prefix("10.0.0.0/8")};
+    s.egress.providers = {ProviderRoute{"api.openai.com", "openai-key", "Authorization", "Bearer", "OPENAI_API_KEY",
+                                        "OPENAI_BASE_URL", "/v1"}};
+    return s;
+}
+
+ErrorKind refusal_of(const std::string& message)
+{
+    try {
+        decode_gateway_control(message);
+    } catch (const Error& e) {
+        return e.kind();
+    }
+    ADD_FAILURE() << "accepted: " << message;
+    return ErrorKind::AccessDenied;
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to)
+{
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(AGatewayRegistration, DecodesToTheSessionItWasEncodedFrom)
+{
+    const auto session = openai_session();
+    const auto control = decode_gateway_control(encode_gateway_register(session));
+    EXPECT_EQ(control.kind, GatewayControl::Kind::Register);
+    EXPECT_EQ(control.session, session);
+}
+
+TEST(AGatewayRegistration, KeepsAnEmptySchemeAndBasePath)
+{
+    auto session = openai_session();
+    session.egress.allow_hosts = {"localhost:8443"};
+    session.egress.allow_addresses = {};
+    session.egress.providers = {
+        ProviderRoute{"localhost:8443", "anthropic", "x-api-key", "", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", ""}};
+    EXPECT_EQ(decode_gateway_control(encode_gateway_register(session)).session, session);
+}
+
+TEST(AGatewayRevoke, DecodesToItsUnit)
+{
+    const auto control = decode_gateway_control(encode_gateway_revoke("native-runtime-alice-c1.service"));
+    EXPECT_EQ(control.kind, GatewayControl::Kind::Revoke);
+    EXPECT_EQ(control.session.unit, "native-runtime-alice-c1.service");
+}
+
+TEST(AGatewayRegistration, IsRefusedForAProviderHostOffTheAllowList)
+{
+    auto session = openai_session();
+    session.egress.allow_hosts = {"github.com"};
+    EXPECT_THROW(encode_gateway_register(session), Error);
+    const auto good = encode_gateway_register(openai_session());
+    EXPECT_EQ(refusal_of(replaced(good, "allow_host=api.openai.com\n", "")), ErrorKind::InvalidArgument);
+}
+
+TEST(AGatewayRegistration, IsRefusedWithAShortOrUpperCaseToken)
+{
+    const auto good = encode_gateway_register(openai_session());
+    EXPECT_EQ(refusal_of(replaced(good, std::string(64, 'a'), std::string(63, 'a'))), ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(replaced(good, std::string(64, 'a'), std::string(64, 'A'))), ErrorKind::InvalidArgument);
+}
+
+TEST(AGatewayRegistration, IsRefusedInAnyOtherSpellingThanTheEncoders)
+{
+    const auto good = encode_gateway_register(openai_session());
+    EXPECT_EQ(refusal_of(replaced(good, "max_header_bytes=16384", "max_header_bytes=016384")),
+              ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(replaced(good, "allow_address=10.0.0.0/8", "allow_address=10.0.0.0/08")),
+              ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(replaced(good, "owner=alice\nchat=c1\n", "chat=c1\nowner=alice\n")),
+              ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(good + "extra=1\n"), ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(good.substr(0, good.size() - 1)), ErrorKind::InvalidArgument);
+}
+
+TEST(AGatewayRegistration, IsRefusedWithAZeroLimit)
+{
+    const auto good = encode_gateway_register(openai_session());
+    EXPECT_EQ(refusal_of(replaced(good, "max_response_bytes=67108864", "max_response_bytes=0")),
+              ErrorKind::InvalidArgument);
+}
+
+TEST(AGatewayRegistration, IsRefusedWithABasePathThatCouldLeaveTheHost)
+{
+    for (const std::string path : {"v1", "/v1/../x", "/v1?x=1", "/a//b", "/%2e%2e"}) {
+        auto session = openai_session();
+        session.egress.providers.front().base_path = path;
+        EXPECT_THROW(encode_gateway_register(session), Error) << path;
+    }
+}
+
+TEST(AGatewayControlMessage, OfAnUnknownKindIsRefused)
+{
+    EXPECT_EQ(refusal_of("drop\nunit=u.service\n"), ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(""), ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of("revoke\nunit=a b\n"), ErrorKind::InvalidArgument);
+}
+
+TEST(AnEgressHost, IsALowerCaseDnsNameWithAnOptionalPort)
+{
+    EXPECT_NO_THROW(check_egress_host("api.openai.com"));
+    EXPECT_NO_THROW(check_egress_host("localhost"));
+    EXPECT_NO_THROW(check_egress_host("localhost:8443"));
+    EXPECT_NO_THROW(check_egress_host("xn--bcher-kva.example"));
+}
+
+TEST(AnEgressHost, IsNeitherAWildcardNorAnAddressNorMixedCase)
+{
+    for (const auto& host : std::vector<std::string>{"", "*.openai.com", "API.openai.com", "api.openai.com.", "1.2.3.4",
+                                                     "[::1]", "::1", "a..b", "-a.com", "a-.com", "host:0", "host:65536",
+                                                     "host:08", "host:", std::string(64, 'a') + ".com"}) {
+        EXPECT_THROW(check_egress_host(host), std::invalid_argument) << host;
+    }
+}
