@@ -134,6 +134,7 @@ public:
                     exchange, header ? http::status::request_header_fields_too_large : http::status::payload_too_large,
                     header ? "header-too-large" : "request-too-large",
                     "native-runtime gateway: the request is larger than this session allows", false);
+                co_await drain();
                 co_return;
             }
             if (ec) {
@@ -155,6 +156,22 @@ private:
         return static_cast<std::uint32_t>(std::min(session_->config.max_header_bytes, kMax));
     }
 
+    // Closing a socket with unread input makes the kernel answer with a
+    // reset, which can destroy the refusal before the client reads it: stop
+    // sending, then swallow what the client still sends, for a moment.
+    awaitable<void> drain()
+    {
+        constexpr auto kDrainTime = std::chrono::seconds(2);
+        beast::error_code ec;
+        client_.socket().shutdown(tcp::socket::shutdown_send, ec);
+        client_.expires_after(kDrainTime);
+        std::array<char, kRelayChunk> scratch{};
+        std::uint64_t swallowed = 0;
+        while (!ec && swallowed <= session_->config.max_request_bytes) {
+            swallowed += co_await client_.async_read_some(asio::buffer(scratch), with(ec));
+        }
+    }
+
     void finish(Exchange& exchange)
     {
         exchange.record.duration_usec = usec_since(exchange.start);
@@ -174,7 +191,10 @@ private:
         finish(exchange);
     }
 
-    awaitable<void> refuse(Exchange& exchange, http::status status, const std::string& reason, const std::string& body,
+    // Coroutine parameters are taken by value: GCC 12 destroys a temporary
+    // bound to a reference parameter inside a co_await expression twice
+    // (GCC bug 100611), which is a double free for a std::string.
+    awaitable<void> refuse(Exchange& exchange, http::status status, std::string reason, std::string body,
                            bool keep_alive)
     {
         http::response<http::string_body> response{status, kHttp11};
@@ -187,7 +207,7 @@ private:
     }
 
     // Resolves `name` and keeps only the addresses this session may reach.
-    awaitable<std::vector<tcp::endpoint>> resolve(const core::HostPort& where, std::string& problem)
+    awaitable<std::vector<tcp::endpoint>> resolve(core::HostPort where, std::string& problem)
     {
         tcp::resolver resolver(shared_.io);
         beast::error_code ec;
@@ -232,7 +252,8 @@ private:
         }
         if (const auto* tunnel = std::get_if<core::RouteTunnel>(&route)) {
             exchange.record.host = core::sanitize_host(tunnel->host);
-            co_await relay_tunnel(core::HostPort{tunnel->host, tunnel->port}, buffer, exchange);
+            core::HostPort where{tunnel->host, tunnel->port};
+            co_await relay_tunnel(std::move(where), buffer, exchange);
             co_return false;
         }
         const auto& forward = std::get<core::RouteForward>(route);
@@ -395,7 +416,7 @@ private:
         co_return client_keep;
     }
 
-    awaitable<void> relay_tunnel(const core::HostPort& where, beast::flat_buffer& buffer, Exchange& exchange)
+    awaitable<void> relay_tunnel(core::HostPort where, beast::flat_buffer& buffer, Exchange& exchange)
     {
         std::string problem;
         const auto endpoints = co_await resolve(where, problem);
@@ -603,6 +624,9 @@ awaitable<void> control_peer(Shared& shared, sys::UniqueFd fd)
 awaitable<void> control_loop(Shared& shared, sys::UniqueFd control)
 {
     asio::posix::stream_descriptor listener(shared.io, control.release());
+    // A connection that is gone again by the time accept4 runs must not
+    // block the one thread every session depends on.
+    listener.non_blocking(true);
     for (;;) {
         beast::error_code ec;
         co_await listener.async_wait(asio::posix::descriptor_base::wait_read, with(ec));

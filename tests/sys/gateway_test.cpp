@@ -303,7 +303,7 @@ std::string read_to_end(int fd)
 }
 
 // One request on its own connection, "Connection: close"; the whole answer.
-std::string exchange(std::uint16_t port, const std::string& request)
+std::string round_trip(std::uint16_t port, const std::string& request)
 {
     const auto fd = connect_to(port);
     if (!fd.valid()) {
@@ -341,7 +341,7 @@ protected:
             GTEST_SKIP() << "the gateway accepts control peers of uid 0 only";
         }
         ASSERT_TRUE(environment().ok()) << environment().why();
-        ASSERT_TRUE(environment().gateway_alive());
+        ASSERT_TRUE(environment().gateway_alive()) << environment().tree().read("gateway.log");
     }
 
     static std::string provider_path(const std::string& rest) { return "/" + environment().upstream_host() + rest; }
@@ -368,7 +368,7 @@ class ARegistration : public GatewayTest {};
 TEST_F(AProviderRequest, ReachesTheUpstreamWithTheRealKeyAndNeverTheToken)
 {
     const auto port = provider_session("key-swap.service", 'a');
-    const auto response = exchange(port, get(provider_path("/json"), "key-swap", "Bearer " + token_of('a')));
+    const auto response = round_trip(port, get(provider_path("/json"), "key-swap", "Bearer " + token_of('a')));
     EXPECT_EQ(status_line(response), "HTTP/1.1 200 OK") << response;
     EXPECT_NE(body_of(response).find("\"ok\": true"), std::string::npos) << response;
     const auto seen = environment().seen("key-swap");
@@ -384,7 +384,7 @@ TEST_F(AProviderRequest, InAbsoluteFormForTheOwnListenerIsForwardedToo)
 {
     const auto port = provider_session("absolute.service", 'b');
     const auto target = "http://127.0.0.1:" + std::to_string(port) + provider_path("/json");
-    const auto response = exchange(port, get(target, "absolute", "Bearer " + token_of('b')));
+    const auto response = round_trip(port, get(target, "absolute", "Bearer " + token_of('b')));
     EXPECT_EQ(status_line(response), "HTTP/1.1 200 OK") << response;
     EXPECT_EQ(environment().seen("absolute").size(), 1U);
 }
@@ -393,9 +393,9 @@ TEST_F(AWrongToken, IsRefusedAndTheUpstreamSeesNothing)
 {
     const auto port = provider_session("wrong-token.service", 'c');
     // Another session's token, none, and the right one (positive control).
-    const auto foreign = exchange(port, get(provider_path("/json"), "wrong-token-1", "Bearer " + token_of('a')));
-    const auto missing = exchange(port, get(provider_path("/json"), "wrong-token-2", ""));
-    const auto right = exchange(port, get(provider_path("/json"), "wrong-token-3", "Bearer " + token_of('c')));
+    const auto foreign = round_trip(port, get(provider_path("/json"), "wrong-token-1", "Bearer " + token_of('a')));
+    const auto missing = round_trip(port, get(provider_path("/json"), "wrong-token-2", ""));
+    const auto right = round_trip(port, get(provider_path("/json"), "wrong-token-3", "Bearer " + token_of('c')));
     EXPECT_EQ(status_line(foreign), "HTTP/1.1 403 Forbidden") << foreign;
     EXPECT_EQ(body_of(foreign), "native-runtime gateway: this session's token is required\n");
     EXPECT_EQ(foreign.find(token_of('a')), std::string::npos);
@@ -409,11 +409,11 @@ TEST_F(AWrongToken, IsRefusedAndTheUpstreamSeesNothing)
 TEST_F(AHostNotOnTheAllowList, IsRefusedWithAReason)
 {
     const auto port = provider_session("not-listed.service", 'd');
-    const auto response = exchange(port, get("/evil.example/v1/x", "not-listed", "Bearer " + token_of('d')));
+    const auto response = round_trip(port, get("/evil.example/v1/x", "not-listed", "Bearer " + token_of('d')));
     EXPECT_EQ(status_line(response), "HTTP/1.1 403 Forbidden") << response;
     EXPECT_NE(response.find("X-Native-Runtime-Refused: not-a-provider"), std::string::npos) << response;
     EXPECT_EQ(body_of(response), "native-runtime gateway: evil.example is not on this session's allow-list\n");
-    const auto plain = exchange(port, get("http://example.org/", "not-listed-2", ""));
+    const auto plain = round_trip(port, get("http://example.org/", "not-listed-2", ""));
     EXPECT_EQ(status_line(plain), "HTTP/1.1 403 Forbidden") << plain;
     EXPECT_NE(plain.find("X-Native-Runtime-Refused: plain-http"), std::string::npos) << plain;
 }
@@ -431,7 +431,7 @@ TEST_F(AConnectRequest, ToAnAllowListedHostIsTunnelledAndToAnyOtherRefused)
     ASSERT_EQ(seen.size(), 1U);
     EXPECT_EQ(seen[0]["headers"].count("authorization"), 0U);
 
-    const auto refused = exchange(port, "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n");
+    const auto refused = round_trip(port, "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n");
     EXPECT_EQ(status_line(refused), "HTTP/1.1 403 Forbidden") << refused;
     EXPECT_NE(refused.find("X-Native-Runtime-Refused: not-on-allow-list"), std::string::npos) << refused;
 }
@@ -440,7 +440,7 @@ TEST_F(AConnectRequest, ToAProviderHostIsRefused)
 {
     const auto port = provider_session("connect-provider.service", 'f');
     const auto host = environment().upstream_host();
-    const auto refused = exchange(port, "CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+    const auto refused = round_trip(port, "CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
     EXPECT_EQ(status_line(refused), "HTTP/1.1 403 Forbidden") << refused;
     EXPECT_NE(refused.find("X-Native-Runtime-Refused: provider-via-connect"), std::string::npos) << refused;
 }
@@ -499,9 +499,9 @@ TEST_F(ARequestOverTheLimit, IsRefused)
 {
     const auto port = provider_session("limit.service", '3');
     const auto post = [&](std::size_t size, const std::string& id) {
-        return exchange(port, "POST " + provider_path("/json") + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
-                                  token_of('3') + "\r\nX-Test-Id: " + id + "\r\nContent-Length: " +
-                                  std::to_string(size) + "\r\nConnection: close\r\n\r\n" + std::string(size, 'z'));
+        return round_trip(port, "POST " + provider_path("/json") + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                    token_of('3') + "\r\nX-Test-Id: " + id + "\r\nContent-Length: " +
+                                    std::to_string(size) + "\r\nConnection: close\r\n\r\n" + std::string(size, 'z'));
     };
     const auto small = post(1000, "limit-small");
     const auto large = post(8000, "limit-large");
@@ -516,8 +516,8 @@ TEST_F(ANameResolvingToLoopback, IsRefusedWithoutAnAllowance)
     const auto allowed = provider_session("loopback-allowed.service", '4');
     const auto denied = register_session(session("loopback-denied.service", '5', true, false));
     const auto control_response =
-        exchange(allowed, get(provider_path("/json"), "loopback-1", "Bearer " + token_of('4')));
-    const auto response = exchange(denied, get(provider_path("/json"), "loopback-2", "Bearer " + token_of('5')));
+        round_trip(allowed, get(provider_path("/json"), "loopback-1", "Bearer " + token_of('4')));
+    const auto response = round_trip(denied, get(provider_path("/json"), "loopback-2", "Bearer " + token_of('5')));
     EXPECT_EQ(status_line(control_response), "HTTP/1.1 200 OK") << control_response;
     EXPECT_EQ(status_line(response), "HTTP/1.1 502 Bad Gateway") << response;
     EXPECT_NE(response.find("X-Native-Runtime-Refused: destination"), std::string::npos) << response;
@@ -535,5 +535,5 @@ TEST_F(ARegistration, OfAUnitTwiceOrWithoutAListeningSocketIsRefused)
     const auto other = session("not-listening.service", '7', true, true);
     EXPECT_EQ(control(nr::core::encode_gateway_register(other), unbound.get()).rfind("error ", 0), 0U);
     EXPECT_EQ(control(nr::core::encode_gateway_register(other), -1).rfind("error ", 0), 0U);
-    EXPECT_TRUE(environment().gateway_alive());
+    EXPECT_TRUE(environment().gateway_alive()) << environment().tree().read("gateway.log");
 }
