@@ -531,7 +531,7 @@ std::string register_session(Shared& shared, const core::GatewaySession& config,
     if (!listener.valid()) {
         return "a registration needs exactly one listener";
     }
-    if (const auto problem = listener_problem(listener.get()); !problem.empty()) {
+    if (auto problem = listener_problem(listener.get()); !problem.empty()) {
         return problem;
     }
     if (shared.sessions.count(config.unit) != 0) {

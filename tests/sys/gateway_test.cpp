@@ -362,6 +362,7 @@ class AStreamedAnswer : public GatewayTest {};
 class ARequestOverTheLimit : public GatewayTest {};
 class ANameResolvingToLoopback : public GatewayTest {};
 class ARegistration : public GatewayTest {};
+class AnAnswerOverTheLimit : public GatewayTest {};
 
 } // namespace
 
@@ -536,4 +537,21 @@ TEST_F(ARegistration, OfAUnitTwiceOrWithoutAListeningSocketIsRefused)
     EXPECT_EQ(control(nr::core::encode_gateway_register(other), unbound.get()).rfind("error ", 0), 0U);
     EXPECT_EQ(control(nr::core::encode_gateway_register(other), -1).rfind("error ", 0), 0U);
     EXPECT_TRUE(environment().gateway_alive()) << environment().tree().read("gateway.log");
+}
+
+TEST_F(AnAnswerOverTheLimit, IsCut)
+{
+    const auto port = provider_session("answer-limit.service", '8');
+    const auto fetch = [&](std::size_t size, const std::string& id) {
+        return round_trip(port, get(provider_path("/big?n=" + std::to_string(size)), id, "Bearer " + token_of('8')));
+    };
+    const auto small = fetch(1000, "answer-small");
+    const auto large = fetch(3U << 20U, "answer-large");
+    EXPECT_EQ(status_line(small), "HTTP/1.1 200 OK") << small.substr(0, 200);
+    EXPECT_EQ(body_of(small), std::string(1000, 'x'));
+    // The upstream was asked and began to answer; the session got less
+    // than the whole answer and no more than the limit and a little framing.
+    EXPECT_EQ(environment().seen("answer-large").size(), 1U);
+    EXPECT_LT(body_of(large).size(), 3U << 20U);
+    EXPECT_LE(large.size(), (1U << 20U) + 4096U);
 }
