@@ -54,6 +54,16 @@ inline constexpr const char* kFieldPreflightCanary = "NATIVE_RUNTIME_PREFLIGHT_C
 inline constexpr const char* kFieldReceipt = "NATIVE_RUNTIME_RECEIPT";
 inline constexpr const char* kFieldDropinUnit = "NATIVE_RUNTIME_DROPIN_UNIT";
 
+// The egress gateway: one record per request, a summary per session.
+inline constexpr const char* kFieldGatewayHost = "NATIVE_RUNTIME_GATEWAY_HOST";
+inline constexpr const char* kFieldGatewayMethod = "NATIVE_RUNTIME_GATEWAY_METHOD";
+inline constexpr const char* kFieldGatewayStatus = "NATIVE_RUNTIME_GATEWAY_STATUS";
+inline constexpr const char* kFieldGatewayRefused = "NATIVE_RUNTIME_GATEWAY_REFUSED";
+inline constexpr const char* kFieldGatewayBytesIn = "NATIVE_RUNTIME_GATEWAY_BYTES_IN";
+inline constexpr const char* kFieldGatewayBytesOut = "NATIVE_RUNTIME_GATEWAY_BYTES_OUT";
+inline constexpr const char* kFieldGatewayDurationUsec = "NATIVE_RUNTIME_GATEWAY_DURATION_USEC";
+inline constexpr const char* kFieldGatewayRequests = "NATIVE_RUNTIME_GATEWAY_REQUESTS";
+
 // "NAME=value": a journalctl match, or one entry of LogExtraFields=.
 inline std::string field_assignment(std::string_view name, std::string_view value)
 {

@@ -34,6 +34,8 @@ constexpr std::array kEvents{
     EventInfo{LogEvent::HelperTrouble, "41c213836c6a43c3a70015674a441382", Priority::Error},
     EventInfo{LogEvent::DropinsChanged, "b981aa6d8d2a4043a6c57b975dd258c0", Priority::Notice},
     EventInfo{LogEvent::PreflightCanary, "77d5f3354b034e12b5973066e257cede", Priority::Info},
+    EventInfo{LogEvent::GatewayRequest, "9d5a010c37c04bb9af16d8420af5a24a", Priority::Info},
+    EventInfo{LogEvent::GatewaySessionEnded, "4fc23767d38d4cf98e98dcd282c0a714", Priority::Info},
 };
 
 const EventInfo& info(LogEvent event)

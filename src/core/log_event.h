@@ -32,6 +32,8 @@ enum class LogEvent {
     HelperTrouble,
     DropinsChanged,
     PreflightCanary,
+    GatewayRequest,
+    GatewaySessionEnded,
 };
 
 // syslog(3) levels, as PRIORITY= carries them.

@@ -28,6 +28,7 @@ extern "C" int nr_fuzz_receipt_one_input(const std::uint8_t* data, std::size_t s
 extern "C" int nr_fuzz_launch_spec_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_supervisor_args_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_gateway_control_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_gateway_route_one_input(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -88,6 +89,11 @@ int feed_gateway_control(const std::string& input)
     return nr_fuzz_gateway_control_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
+int feed_gateway_route(const std::string& input)
+{
+    return nr_fuzz_gateway_route_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
 std::string test_name_for(const fs::path& path)
 {
     std::string name = path.stem().string();
@@ -125,6 +131,7 @@ class AReceiptCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ALaunchSpecCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ASupervisorArgsCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayControlCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class AGatewayRouteCorpusInput : public ::testing::TestWithParam<fs::path> {};
 
 } // namespace
 
@@ -337,5 +344,27 @@ TEST(MutatedGatewayControlCorpusInputs, PassTheGatewayControlFuzzHarness)
         const auto& file = files[static_cast<std::size_t>(round) % files.size()];
         const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_gateway_control(input)) << "round " << round << ":\n" << input;
+    }
+}
+
+TEST_P(AGatewayRouteCorpusInput, PassesTheGatewayRouteFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_gateway_route(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, AGatewayRouteCorpusInput, ::testing::ValuesIn(corpus_files("gateway_route")),
+                         corpus_test_name);
+
+TEST(MutatedGatewayRouteCorpusInputs, PassTheGatewayRouteFuzzHarness)
+{
+    std::mt19937 rng(20261206U); // fixed seed: a failure reproduces
+    const auto files = corpus_files("gateway_route");
+    ASSERT_FALSE(files.empty());
+    const std::string interesting{'\n', '/', ':', '.', '?', '#', '0', '4', '3', 'A', ' ', '\r', '\0', '\xff'};
+    for (int round = 0; round < 20000; ++round) {
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 3);
+        ASSERT_NO_THROW(feed_gateway_route(input)) << "round " << round << ":\n" << input;
     }
 }

@@ -67,7 +67,9 @@ check "journalctl showed the helper" grep -q 'native-runtimed' "$out"
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 for f in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed \
   /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-supervise \
-  "$unitdir/native-runtimed.service" \
+  /usr/libexec/native-runtime/native-runtime-gateway \
+  "$unitdir/native-runtimed.service" "$unitdir/native-runtime-gateway.service" \
+  "$unitdir/native-runtime-gateway.socket" \
   "$unitdir/native-runtime.slice" /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
   /usr/lib/tmpfiles.d/native-runtime.conf /usr/share/man/man1/native-runtimectl.1.gz \
@@ -78,7 +80,8 @@ done
 # logged it when it started.
 pkg_version="$(dpkg-query -W -f='${Version}' native-runtime)"
 for prog in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed \
-  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-supervise; do
+  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-supervise \
+  /usr/libexec/native-runtime/native-runtime-gateway; do
   check "$prog --version names the package version" \
     bash -c "'$prog' --version | grep -q '^$(basename "$prog") $pkg_version\( (git [0-9a-f]*\(-dirty\)\?)\)\?\$'"
 done
@@ -88,6 +91,8 @@ check "no test probe in the operator package" bash -c '! dpkg -L native-runtime 
 # shellcheck disable=SC2016 # expanded by the inner bash
 check "config.yaml is a conffile" bash -c 'dpkg-query -W -f="\${Conffiles}" native-runtime | grep -q /etc/native-runtime/config.yaml'
 check "state directory is root-only" test "$(stat -c %a:%U /var/lib/native-runtime)" = 700:root
+check "the gateway's key store is root-only" \
+  test "$(stat -c %a:%U /etc/native-runtime/gateway-credentials)" = 700:root
 check "the supervisor is execute-only (non-dumpable from its exec)" \
   test "$(stat -c %a:%U /usr/libexec/native-runtime/native-runtime-supervise)" = 711:root
 check "snapshot dir is 2770 with the worker group" \

@@ -1,0 +1,50 @@
+#include "core/gateway_log.h"
+
+#include "core/journal_fields.h"
+
+namespace nr::core {
+
+namespace {
+
+SessionRef ref_of(const GatewaySession& session)
+{
+    SessionRef ref;
+    ref.owner = session.owner;
+    ref.chat = session.chat;
+    ref.unit = session.unit;
+    return ref;
+}
+
+} // namespace
+
+LogRecord gateway_request_record(const GatewaySession& session, const GatewayExchange& exchange)
+{
+    auto record = log_record(LogEvent::GatewayRequest, "gateway " + exchange.method + " " + exchange.host + " -> " +
+                                                           std::to_string(exchange.status));
+    if (!exchange.refused.empty()) {
+        record.priority = Priority::Notice;
+        record.message += " (refused: " + exchange.refused + ")";
+        record.fields.emplace_back(kFieldGatewayRefused, exchange.refused);
+    }
+    add_session(record, ref_of(session));
+    record.fields.emplace_back(kFieldGatewayHost, exchange.host);
+    record.fields.emplace_back(kFieldGatewayMethod, exchange.method);
+    record.fields.emplace_back(kFieldGatewayStatus, std::to_string(exchange.status));
+    record.fields.emplace_back(kFieldGatewayBytesIn, std::to_string(exchange.bytes_in));
+    record.fields.emplace_back(kFieldGatewayBytesOut, std::to_string(exchange.bytes_out));
+    record.fields.emplace_back(kFieldGatewayDurationUsec, std::to_string(exchange.duration_usec));
+    return record;
+}
+
+LogRecord gateway_revoke_record(const GatewaySession& session, const GatewayCounters& totals)
+{
+    auto record = log_record(LogEvent::GatewaySessionEnded,
+                             "gateway revoked " + session.unit + ": " + std::to_string(totals.requests) + " requests");
+    add_session(record, ref_of(session));
+    record.fields.emplace_back(kFieldGatewayRequests, std::to_string(totals.requests));
+    record.fields.emplace_back(kFieldGatewayBytesIn, std::to_string(totals.bytes_in));
+    record.fields.emplace_back(kFieldGatewayBytesOut, std::to_string(totals.bytes_out));
+    return record;
+}
+
+} // namespace nr::core

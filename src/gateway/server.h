@@ -1,0 +1,22 @@
+#pragma once
+// The gateway's event loop: the control socket, every session's listener,
+// every client connection and every upstream connection, on one thread.
+// Beast and Asio stay inside server.cpp (one heavy translation unit).
+
+#include <memory>
+#include <string>
+
+#include "sys/unique_fd.h"
+
+namespace nr::gateway {
+
+struct ServerOptions {
+    std::string credentials_dir; // empty: no keys, provider requests get 502
+    std::string credential_prefix;
+    std::string upstream_ca; // empty: the system's trust store
+};
+
+// Runs until SIGTERM or SIGINT. Throws for a setup failure (TLS context).
+void run_server(sys::UniqueFd control, const ServerOptions& options);
+
+} // namespace nr::gateway

@@ -1,0 +1,557 @@
+// The built native-runtime-gateway against a local HTTPS upstream
+// (gateway_upstream.py, a certificate for "localhost" from a CA made here
+// with the openssl CLI and trusted by the gateway through --upstream-ca
+// only). Sessions are registered as the helper does: a listener on
+// 127.0.0.1 passed over the SOCK_SEQPACKET control socket. Every refusal
+// has a positive control: the same request shape that succeeds.
+//
+// Needs root (the gateway accepts control peers of uid 0 only), python3
+// and openssl; curl for the tunnel.
+
+#include "core/egress.h"
+#include "core/network_policy.h"
+#include "sys/unique_fd.h"
+#include "temp_tree.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <arpa/inet.h>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sstream>
+#include <string>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using nr::sys::UniqueFd;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kRealKey = "sk-test-real-key-5d1c0e";
+constexpr int kSseEvents = 10;
+
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (out >= 0) {
+            dup2(out, STDOUT_FILENO);
+            dup2(out, STDERR_FILENO);
+        }
+        std::vector<char*> args;
+        for (const auto& a : argv) {
+            args.push_back(const_cast<char*>(a.c_str()));
+        }
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    return pid;
+}
+
+int run(const std::vector<std::string>& argv, const std::string& log)
+{
+    const pid_t pid = spawn(argv, log);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool wait_for_file(const std::string& path)
+{
+    for (int i = 0; i < 200; ++i) {
+        if (fs::exists(path)) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return false;
+}
+
+std::string token_of(char c)
+{
+    return std::string(64, c);
+}
+
+// The gateway and the upstream, started once for every test of this file
+// that needs them and stopped when the test binary exits.
+class Environment {
+public:
+    Environment()
+    {
+        const auto openssl = [this](const std::string& command) {
+            return run({"/bin/sh", "-c", "cd " + tree_.path() + " && " + command}, tree_.at("openssl.log"));
+        };
+        ok_ = openssl("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=nr-test-ca -keyout ca.key "
+                      "-out ca.pem") == 0 &&
+              openssl("openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout up.key -out up.csr") == 0 &&
+              openssl("printf 'subjectAltName=DNS:localhost\\n' > up.ext && openssl x509 -req -in up.csr -CA ca.pem "
+                      "-CAkey ca.key -CAcreateserial -days 2 -extfile up.ext -out up.pem") == 0;
+        if (!ok_) {
+            why_ = "openssl could not make the test CA: " + tree_.read("openssl.log");
+            return;
+        }
+        tree_.dir("creds", 0700);
+        tree_.file("creds/test-key", kRealKey + "\n", 0600);
+        upstream_ = spawn({"python3", NR_GATEWAY_UPSTREAM, tree_.at("up.pem"), tree_.at("up.key"), tree_.at("port"),
+                           tree_.at("upstream.jsonl"), tree_.path()},
+                          tree_.at("upstream.log"));
+        gateway_ = spawn({NR_GATEWAY_BINARY, "--control", tree_.at("control"), "--credentials", tree_.at("creds"),
+                          "--upstream-ca", tree_.at("ca.pem")},
+                         tree_.at("gateway.log"));
+        if (!wait_for_file(tree_.at("port")) || !wait_for_file(tree_.at("control"))) {
+            ok_ = false;
+            why_ = "upstream or gateway did not start: " + tree_.read("upstream.log") + tree_.read("gateway.log");
+            return;
+        }
+        upstream_port_ = static_cast<std::uint16_t>(std::stoi(tree_.read("port")));
+    }
+    ~Environment()
+    {
+        for (const pid_t pid : {gateway_, upstream_}) {
+            if (pid > 0) {
+                kill(pid, SIGTERM);
+                waitpid(pid, nullptr, 0);
+            }
+        }
+    }
+    Environment(const Environment&) = delete;
+    Environment& operator=(const Environment&) = delete;
+
+    [[nodiscard]] bool ok() const { return ok_; }
+    [[nodiscard]] const std::string& why() const { return why_; }
+    [[nodiscard]] const nr::test::TempTree& tree() const { return tree_; }
+    [[nodiscard]] std::string upstream_host() const { return "localhost:" + std::to_string(upstream_port_); }
+    [[nodiscard]] std::uint16_t upstream_port() const { return upstream_port_; }
+    [[nodiscard]] bool gateway_alive() const { return gateway_ > 0 && waitpid(gateway_, nullptr, WNOHANG) == 0; }
+
+    // The upstream's records of requests carrying this X-Test-Id.
+    [[nodiscard]] std::vector<nlohmann::json> seen(const std::string& test_id) const
+    {
+        std::vector<nlohmann::json> out;
+        std::ifstream in(tree_.at("upstream.jsonl"));
+        std::string line;
+        while (std::getline(in, line)) {
+            auto entry = nlohmann::json::parse(line);
+            if (entry["headers"].value("x-test-id", "") == test_id) {
+                out.push_back(std::move(entry));
+            }
+        }
+        return out;
+    }
+
+private:
+    nr::test::TempTree tree_;
+    bool ok_ = true;
+    std::string why_;
+    pid_t upstream_ = -1;
+    pid_t gateway_ = -1;
+    std::uint16_t upstream_port_ = 0;
+};
+
+Environment& environment()
+{
+    static Environment env;
+    return env;
+}
+
+struct Listener {
+    UniqueFd fd;
+    std::uint16_t port = 0;
+};
+
+Listener make_listener()
+{
+    Listener out;
+    out.fd = UniqueFd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof address;
+    EXPECT_EQ(bind(out.fd.get(), reinterpret_cast<sockaddr*>(&address), len), 0);
+    EXPECT_EQ(listen(out.fd.get(), 16), 0);
+    EXPECT_EQ(getsockname(out.fd.get(), reinterpret_cast<sockaddr*>(&address), &len), 0);
+    out.port = ntohs(address.sin_port);
+    return out;
+}
+
+// One control datagram, with `fd` attached when >= 0; the gateway's reply.
+std::string control(const std::string& message, int fd)
+{
+    const UniqueFd sock(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const auto path = environment().tree().at("control");
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    if (connect(sock.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        return std::string("connect: ") + std::strerror(errno);
+    }
+    iovec iov{const_cast<char*>(message.data()), message.size()};
+    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> buffer{};
+    msghdr header{};
+    header.msg_iov = &iov;
+    header.msg_iovlen = 1;
+    if (fd >= 0) {
+        header.msg_control = buffer.data();
+        header.msg_controllen = buffer.size();
+        auto* c = CMSG_FIRSTHDR(&header);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    if (sendmsg(sock.get(), &header, MSG_NOSIGNAL) < 0) {
+        return std::string("sendmsg: ") + std::strerror(errno);
+    }
+    std::array<char, 1024> reply{};
+    const auto n = recv(sock.get(), reply.data(), reply.size(), 0);
+    return n > 0 ? std::string(reply.data(), static_cast<std::size_t>(n)) : "no reply";
+}
+
+nr::core::GatewaySession session(const std::string& unit, char token, bool provider, bool loopback_allowed)
+{
+    nr::core::GatewaySession s;
+    s.unit = unit;
+    s.owner = "alice";
+    s.chat = unit.substr(0, unit.find('.'));
+    s.adapter = "codex";
+    s.token = token_of(token);
+    const auto host = environment().upstream_host();
+    s.egress.allow_hosts = {host};
+    if (provider) {
+        nr::core::ProviderRoute route;
+        route.host = host;
+        route.credential = "test-key";
+        route.key_env = "OPENAI_API_KEY";
+        route.base_url_env = "OPENAI_BASE_URL";
+        s.egress.providers = {route};
+    }
+    if (loopback_allowed) {
+        s.egress.allow_addresses = {nr::core::parse_ip_prefix("127.0.0.0/8")};
+    }
+    s.max_header_bytes = 16U << 10U;
+    s.max_request_bytes = 4096;
+    s.max_response_bytes = 1U << 20U;
+    return s;
+}
+
+// Registers `s` on a fresh listener, keeps no copy of it (as the launcher
+// does), and answers the listener's port, or 0.
+std::uint16_t register_session(const nr::core::GatewaySession& s)
+{
+    auto listener = make_listener();
+    const auto reply = control(nr::core::encode_gateway_register(s), listener.fd.get());
+    EXPECT_EQ(reply, "ok\n") << s.unit;
+    return reply == "ok\n" ? listener.port : 0;
+}
+
+UniqueFd connect_to(std::uint16_t port)
+{
+    UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(port);
+    if (connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        return UniqueFd();
+    }
+    timeval timeout{10, 0};
+    setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    return fd;
+}
+
+void send_all(int fd, const std::string& data)
+{
+    std::size_t sent = 0;
+    while (sent < data.size()) {
+        const auto n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+        if (n <= 0) {
+            return;
+        }
+        sent += static_cast<std::size_t>(n);
+    }
+}
+
+std::string read_to_end(int fd)
+{
+    std::string out;
+    std::array<char, 4096> buffer{};
+    for (;;) {
+        const auto n = recv(fd, buffer.data(), buffer.size(), 0);
+        if (n <= 0) {
+            return out;
+        }
+        out.append(buffer.data(), static_cast<std::size_t>(n));
+    }
+}
+
+// One request on its own connection, "Connection: close"; the whole answer.
+std::string round_trip(std::uint16_t port, const std::string& request)
+{
+    const auto fd = connect_to(port);
+    if (!fd.valid()) {
+        return "connect failed";
+    }
+    send_all(fd.get(), request);
+    return read_to_end(fd.get());
+}
+
+std::string get(const std::string& target, const std::string& test_id, const std::string& authorization)
+{
+    std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test-Id: " + test_id + "\r\n";
+    if (!authorization.empty()) {
+        request += "Authorization: " + authorization + "\r\n";
+    }
+    return request + "Connection: close\r\n\r\n";
+}
+
+std::string status_line(const std::string& response)
+{
+    return response.substr(0, response.find("\r\n"));
+}
+
+std::string body_of(const std::string& response)
+{
+    const auto end = response.find("\r\n\r\n");
+    return end == std::string::npos ? "" : response.substr(end + 4);
+}
+
+class GatewayTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        if (geteuid() != 0) {
+            GTEST_SKIP() << "the gateway accepts control peers of uid 0 only";
+        }
+        ASSERT_TRUE(environment().ok()) << environment().why();
+        ASSERT_TRUE(environment().gateway_alive()) << environment().tree().read("gateway.log");
+    }
+
+    static std::string provider_path(const std::string& rest) { return "/" + environment().upstream_host() + rest; }
+
+    // A provider session that may reach the upstream on loopback.
+    std::uint16_t provider_session(const std::string& unit, char token)
+    {
+        return register_session(session(unit, token, true, true));
+    }
+};
+
+class AProviderRequest : public GatewayTest {};
+class AWrongToken : public GatewayTest {};
+class AHostNotOnTheAllowList : public GatewayTest {};
+class AConnectRequest : public GatewayTest {};
+class ARevokedSession : public GatewayTest {};
+class AStreamedAnswer : public GatewayTest {};
+class ARequestOverTheLimit : public GatewayTest {};
+class ANameResolvingToLoopback : public GatewayTest {};
+class ARegistration : public GatewayTest {};
+class AnAnswerOverTheLimit : public GatewayTest {};
+
+} // namespace
+
+TEST_F(AProviderRequest, ReachesTheUpstreamWithTheRealKeyAndNeverTheToken)
+{
+    const auto port = provider_session("key-swap.service", 'a');
+    const auto response = round_trip(port, get(provider_path("/json"), "key-swap", "Bearer " + token_of('a')));
+    EXPECT_EQ(status_line(response), "HTTP/1.1 200 OK") << response;
+    EXPECT_NE(body_of(response).find("\"ok\": true"), std::string::npos) << response;
+    const auto seen = environment().seen("key-swap");
+    ASSERT_EQ(seen.size(), 1U);
+    EXPECT_EQ(seen[0]["path"], "/json");
+    EXPECT_EQ(seen[0]["headers"]["authorization"], "Bearer " + kRealKey);
+    EXPECT_EQ(seen[0]["headers"]["host"], environment().upstream_host());
+    EXPECT_EQ(seen[0].dump().find(token_of('a')), std::string::npos);
+    EXPECT_EQ(response.find(kRealKey), std::string::npos);
+}
+
+TEST_F(AProviderRequest, InAbsoluteFormForTheOwnListenerIsForwardedToo)
+{
+    const auto port = provider_session("absolute.service", 'b');
+    const auto target = "http://127.0.0.1:" + std::to_string(port) + provider_path("/json");
+    const auto response = round_trip(port, get(target, "absolute", "Bearer " + token_of('b')));
+    EXPECT_EQ(status_line(response), "HTTP/1.1 200 OK") << response;
+    EXPECT_EQ(environment().seen("absolute").size(), 1U);
+}
+
+TEST_F(AWrongToken, IsRefusedAndTheUpstreamSeesNothing)
+{
+    const auto port = provider_session("wrong-token.service", 'c');
+    // Another session's token, none, and the right one (positive control).
+    const auto foreign = round_trip(port, get(provider_path("/json"), "wrong-token-1", "Bearer " + token_of('a')));
+    const auto missing = round_trip(port, get(provider_path("/json"), "wrong-token-2", ""));
+    const auto right = round_trip(port, get(provider_path("/json"), "wrong-token-3", "Bearer " + token_of('c')));
+    EXPECT_EQ(status_line(foreign), "HTTP/1.1 403 Forbidden") << foreign;
+    EXPECT_EQ(body_of(foreign), "native-runtime gateway: this session's token is required\n");
+    EXPECT_EQ(foreign.find(token_of('a')), std::string::npos);
+    EXPECT_EQ(status_line(missing), "HTTP/1.1 403 Forbidden") << missing;
+    EXPECT_EQ(status_line(right), "HTTP/1.1 200 OK") << right;
+    EXPECT_TRUE(environment().seen("wrong-token-1").empty());
+    EXPECT_TRUE(environment().seen("wrong-token-2").empty());
+    EXPECT_EQ(environment().seen("wrong-token-3").size(), 1U);
+}
+
+TEST_F(AHostNotOnTheAllowList, IsRefusedWithAReason)
+{
+    const auto port = provider_session("not-listed.service", 'd');
+    const auto response = round_trip(port, get("/evil.example/v1/x", "not-listed", "Bearer " + token_of('d')));
+    EXPECT_EQ(status_line(response), "HTTP/1.1 403 Forbidden") << response;
+    EXPECT_NE(response.find("X-Native-Runtime-Refused: not-a-provider"), std::string::npos) << response;
+    EXPECT_EQ(body_of(response), "native-runtime gateway: evil.example is not on this session's allow-list\n");
+    const auto plain = round_trip(port, get("http://example.org/", "not-listed-2", ""));
+    EXPECT_EQ(status_line(plain), "HTTP/1.1 403 Forbidden") << plain;
+    EXPECT_NE(plain.find("X-Native-Runtime-Refused: plain-http"), std::string::npos) << plain;
+}
+
+TEST_F(AConnectRequest, ToAnAllowListedHostIsTunnelledAndToAnyOtherRefused)
+{
+    const auto port = register_session(session("tunnel.service", 'e', false, true));
+    const auto log = environment().tree().at("curl.log");
+    const int rc = run({"curl", "-sS", "--max-time", "10", "-o", "/dev/null", "--proxy",
+                        "http://127.0.0.1:" + std::to_string(port), "--cacert", environment().tree().at("ca.pem"), "-H",
+                        "X-Test-Id: tunnel", "https://" + environment().upstream_host() + "/json"},
+                       log);
+    EXPECT_EQ(rc, 0) << environment().tree().read("curl.log");
+    const auto seen = environment().seen("tunnel");
+    ASSERT_EQ(seen.size(), 1U);
+    EXPECT_EQ(seen[0]["headers"].count("authorization"), 0U);
+
+    const auto refused = round_trip(port, "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n");
+    EXPECT_EQ(status_line(refused), "HTTP/1.1 403 Forbidden") << refused;
+    EXPECT_NE(refused.find("X-Native-Runtime-Refused: not-on-allow-list"), std::string::npos) << refused;
+}
+
+TEST_F(AConnectRequest, ToAProviderHostIsRefused)
+{
+    const auto port = provider_session("connect-provider.service", 'f');
+    const auto host = environment().upstream_host();
+    const auto refused = round_trip(port, "CONNECT " + host + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+    EXPECT_EQ(status_line(refused), "HTTP/1.1 403 Forbidden") << refused;
+    EXPECT_NE(refused.find("X-Native-Runtime-Refused: provider-via-connect"), std::string::npos) << refused;
+}
+
+TEST_F(ARevokedSession, LosesItsListenerAndItsOpenConnections)
+{
+    const auto port = provider_session("revoked.service", '1');
+    const auto open = connect_to(port);
+    ASSERT_TRUE(open.valid());
+    // Positive control: the kept-alive connection works before the revoke.
+    send_all(open.get(), "GET " + provider_path("/json") + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                             token_of('1') + "\r\nX-Test-Id: revoked-1\r\n\r\n");
+    std::array<char, 4096> buffer{};
+    const auto first = recv(open.get(), buffer.data(), buffer.size(), 0);
+    ASSERT_GT(first, 0);
+    EXPECT_EQ(status_line(std::string(buffer.data(), static_cast<std::size_t>(first))), "HTTP/1.1 200 OK");
+
+    EXPECT_EQ(control(nr::core::encode_gateway_revoke("revoked.service"), -1), "ok\n");
+
+    EXPECT_FALSE(connect_to(port).valid()) << "the listener still accepts";
+    pollfd p{open.get(), POLLIN, 0};
+    ASSERT_EQ(poll(&p, 1, 5000), 1) << "the open connection was not cut";
+    EXPECT_LE(recv(open.get(), buffer.data(), buffer.size(), 0), 0);
+    EXPECT_EQ(control(nr::core::encode_gateway_revoke("revoked.service"), -1).rfind("error ", 0), 0U);
+}
+
+TEST_F(AStreamedAnswer, ArrivesEventByEvent)
+{
+    const auto port = provider_session("stream.service", '2');
+    const auto fd = connect_to(port);
+    ASSERT_TRUE(fd.valid());
+    send_all(fd.get(), get(provider_path("/sse"), "stream", "Bearer " + token_of('2')));
+    const auto done_marker = environment().tree().at("sse-done-stream");
+    std::string received;
+    bool first_before_last = false;
+    std::array<char, 4096> buffer{};
+    for (;;) {
+        const auto n = recv(fd.get(), buffer.data(), buffer.size(), 0);
+        if (n <= 0) {
+            break;
+        }
+        received.append(buffer.data(), static_cast<std::size_t>(n));
+        if (!first_before_last && received.find("data: event 0") != std::string::npos) {
+            first_before_last = !fs::exists(done_marker);
+        }
+    }
+    EXPECT_TRUE(first_before_last) << "the first event arrived only after the upstream had written the last";
+    EXPECT_TRUE(fs::exists(done_marker));
+    for (int i = 0; i < kSseEvents; ++i) {
+        EXPECT_NE(received.find("data: event " + std::to_string(i) + "\n\n"), std::string::npos) << i;
+    }
+    EXPECT_NE(received.find("Transfer-Encoding: chunked"), std::string::npos) << received;
+}
+
+TEST_F(ARequestOverTheLimit, IsRefused)
+{
+    const auto port = provider_session("limit.service", '3');
+    const auto post = [&](std::size_t size, const std::string& id) {
+        return round_trip(port, "POST " + provider_path("/json") + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                    token_of('3') + "\r\nX-Test-Id: " + id + "\r\nContent-Length: " +
+                                    std::to_string(size) + "\r\nConnection: close\r\n\r\n" + std::string(size, 'z'));
+    };
+    const auto small = post(1000, "limit-small");
+    const auto large = post(8000, "limit-large");
+    EXPECT_EQ(status_line(small), "HTTP/1.1 200 OK") << small;
+    EXPECT_NE(body_of(small).find("\"received\": 1000"), std::string::npos) << small;
+    EXPECT_EQ(status_line(large), "HTTP/1.1 413 Payload Too Large") << large;
+    EXPECT_TRUE(environment().seen("limit-large").empty());
+}
+
+TEST_F(ANameResolvingToLoopback, IsRefusedWithoutAnAllowance)
+{
+    const auto allowed = provider_session("loopback-allowed.service", '4');
+    const auto denied = register_session(session("loopback-denied.service", '5', true, false));
+    const auto control_response =
+        round_trip(allowed, get(provider_path("/json"), "loopback-1", "Bearer " + token_of('4')));
+    const auto response = round_trip(denied, get(provider_path("/json"), "loopback-2", "Bearer " + token_of('5')));
+    EXPECT_EQ(status_line(control_response), "HTTP/1.1 200 OK") << control_response;
+    EXPECT_EQ(status_line(response), "HTTP/1.1 502 Bad Gateway") << response;
+    EXPECT_NE(response.find("X-Native-Runtime-Refused: destination"), std::string::npos) << response;
+    EXPECT_TRUE(environment().seen("loopback-2").empty());
+}
+
+TEST_F(ARegistration, OfAUnitTwiceOrWithoutAListeningSocketIsRefused)
+{
+    const auto first = session("twice.service", '6', true, true);
+    EXPECT_NE(register_session(first), 0);
+    auto listener = make_listener();
+    EXPECT_EQ(control(nr::core::encode_gateway_register(first), listener.fd.get()).rfind("error ", 0), 0U);
+
+    const UniqueFd unbound(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    const auto other = session("not-listening.service", '7', true, true);
+    EXPECT_EQ(control(nr::core::encode_gateway_register(other), unbound.get()).rfind("error ", 0), 0U);
+    EXPECT_EQ(control(nr::core::encode_gateway_register(other), -1).rfind("error ", 0), 0U);
+    EXPECT_TRUE(environment().gateway_alive()) << environment().tree().read("gateway.log");
+}
+
+TEST_F(AnAnswerOverTheLimit, IsCut)
+{
+    const auto port = provider_session("answer-limit.service", '8');
+    const auto fetch = [&](std::size_t size, const std::string& id) {
+        return round_trip(port, get(provider_path("/big?n=" + std::to_string(size)), id, "Bearer " + token_of('8')));
+    };
+    const auto small = fetch(1000, "answer-small");
+    const auto large = fetch(3U << 20U, "answer-large");
+    EXPECT_EQ(status_line(small), "HTTP/1.1 200 OK") << small.substr(0, 200);
+    EXPECT_EQ(body_of(small), std::string(1000, 'x'));
+    // The upstream was asked and began to answer; the session got less
+    // than the whole answer and no more than the limit and a little framing.
+    EXPECT_EQ(environment().seen("answer-large").size(), 1U);
+    EXPECT_LT(body_of(large).size(), 3U << 20U);
+    EXPECT_LE(large.size(), (1U << 20U) + 4096U);
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""A stand-in HTTPS provider for the gateway's sys tests (gateway_test.cpp).
+
+Serves /json (a small JSON answer; POST bodies are counted), /sse (ten
+server-sent events 20 ms apart, chunked) and /big?n=BYTES. Every request is
+appended to LOG as one JSON line (method, path, headers, body length), so a
+test can see what reached the upstream and what did not. After the last SSE
+event is written, DIR/sse-done-<X-Test-Id> is created: a test that reads
+the first event before that file exists has seen the stream unbuffered.
+
+usage: gateway_upstream.py CERT KEY PORT_FILE LOG DIR
+"""
+
+import json
+import os
+import ssl
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+CERT, KEY, PORT_FILE, LOG, DIR = sys.argv[1:6]
+SSE_EVENTS = 10
+SSE_GAP = 0.020
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def record(self, body_length):
+        entry = {
+            "method": self.command,
+            "path": self.path,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "body_length": body_length,
+        }
+        with open(LOG, "a", encoding="utf-8") as log:
+            log.write(json.dumps(entry) + "\n")
+
+    def read_body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def send_plain(self, status, body, content_type="application/json"):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def handle_any(self):
+        body = self.read_body()
+        self.record(len(body))
+        url = urlsplit(self.path)
+        if url.path == "/json":
+            self.send_plain(200, json.dumps({"ok": True, "received": len(body)}).encode())
+        elif url.path == "/sse":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(SSE_EVENTS):
+                self.chunk(b"data: event %d\n\n" % i)
+                time.sleep(SSE_GAP)
+            marker = self.headers.get("X-Test-Id", "none")
+            with open(os.path.join(DIR, "sse-done-" + marker), "w", encoding="utf-8"):
+                pass
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        elif url.path == "/big":
+            size = int(parse_qs(url.query).get("n", ["0"])[0])
+            self.send_plain(200, b"x" * size, "application/octet-stream")
+        else:
+            self.send_plain(404, b'{"error":"not found"}')
+
+    do_GET = handle_any
+    do_POST = handle_any
+
+
+def main():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(CERT, KEY)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    tmp = PORT_FILE + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as out:
+        out.write(str(server.server_address[1]))
+    os.rename(tmp, PORT_FILE)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+#include "core/gateway_log.h"
+#include "core/journal_fields.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+using namespace nr::core;
+
+namespace {
+
+GatewaySession session()
+{
+    GatewaySession s;
+    s.unit = "native-runtime-alice-chat1.service";
+    s.owner = "alice";
+    s.chat = "chat1";
+    s.token = std::string(64, 'f');
+    return s;
+}
+
+std::string field(const LogRecord& record, const std::string& name)
+{
+    const auto it =
+        std::find_if(record.fields.begin(), record.fields.end(), [&](const auto& f) { return f.first == name; });
+    return it == record.fields.end() ? std::string("<absent>") : it->second;
+}
+
+} // namespace
+
+TEST(AGatewayRequestRecord, NamesTheSessionHostStatusAndBytes)
+{
+    GatewayExchange exchange{"api.openai.com", "POST", 200, "", 120, 4096, 1500};
+    const auto record = gateway_request_record(session(), exchange);
+    EXPECT_EQ(record.event, LogEvent::GatewayRequest);
+    EXPECT_EQ(field(record, kFieldOwner), "alice");
+    EXPECT_EQ(field(record, kFieldUnit), "native-runtime-alice-chat1.service");
+    EXPECT_EQ(field(record, kFieldGatewayHost), "api.openai.com");
+    EXPECT_EQ(field(record, kFieldGatewayStatus), "200");
+    EXPECT_EQ(field(record, kFieldGatewayBytesIn), "120");
+    EXPECT_EQ(field(record, kFieldGatewayBytesOut), "4096");
+    EXPECT_EQ(field(record, kFieldGatewayRefused), "<absent>");
+}
+
+TEST(AGatewayRecord, NeverCarriesTheToken)
+{
+    const auto s = session();
+    for (const auto& record : {gateway_request_record(s, GatewayExchange{"h", "GET", 403, "bad-token", 1, 2, 3}),
+                               gateway_revoke_record(s, GatewayCounters{3, 4, 5})}) {
+        EXPECT_EQ(record.message.find(s.token), std::string::npos);
+        for (const auto& [name, value] : record.fields) {
+            EXPECT_EQ(value.find(s.token), std::string::npos) << name;
+        }
+    }
+}
+
+TEST(ARevokeRecord, CarriesTheSessionsTotals)
+{
+    const auto record = gateway_revoke_record(session(), GatewayCounters{3, 400, 5000});
+    EXPECT_EQ(record.event, LogEvent::GatewaySessionEnded);
+    EXPECT_EQ(field(record, kFieldGatewayRequests), "3");
+    EXPECT_EQ(field(record, kFieldGatewayBytesOut), "5000");
+}
