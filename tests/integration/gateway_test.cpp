@@ -1,0 +1,284 @@
+// The egress gateway (network: gateway): a session's only way out is the
+// listener its launcher made in the session's own network namespace, which
+// native-runtime-gateway accepts on. The provider's real key lives only in
+// the gateway's unit (a systemd credential); the session holds a placeholder
+// token that works only on its own listener and only while it runs.
+//
+// The upstream is the scripted model endpoint speaking HTTPS on 127.0.0.1,
+// with a certificate from a CA made here that only the gateway trusts (a
+// drop-in for the gateway's unit, removed at the end), under names only the
+// gateway's unit resolves (its own /etc/hosts, bound in by that drop-in).
+
+#include "fixture.h"
+#include "model_endpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace nr::itest;
+
+namespace {
+
+constexpr const char* kTestDir = "/run/nr-gateway-test";
+constexpr const char* kDropInDir = "/run/systemd/system/native-runtime-gateway.service.d";
+constexpr const char* kGatewayUnit = "native-runtime-gateway.service";
+constexpr const char* kUpstreamName = "upstream.nr-test";
+constexpr const char* kTunnelName = "tunnel.nr-test";
+constexpr int kUpstreamPort = 8443;
+constexpr const char* kClient = "/usr/libexec/native-runtime/tests/nr-gateway-client";
+constexpr const char* kGatewayPath = "/usr/libexec/native-runtime/native-runtime-gateway";
+constexpr const char* kKeyStore = "/etc/native-runtime/gateway-credentials";
+// tests/integration/config.yaml's gateway-client adapter names it.
+constexpr const char* kCredential = "nr-test-openai";
+
+std::string random_hex(std::size_t bytes)
+{
+    std::random_device device;
+    std::string out;
+    for (std::size_t i = 0; i < bytes; ++i) {
+        static constexpr const char* kDigits = "0123456789abcdef";
+        const auto value = device() & 0xffU;
+        out += kDigits[value >> 4U];
+        out += kDigits[value & 0xfU];
+    }
+    return out;
+}
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+void write_file(const std::string& path, const std::string& text)
+{
+    std::ofstream(path) << text;
+}
+
+void must(const std::vector<std::string>& argv)
+{
+    const auto outcome = run(argv);
+    if (outcome.status != 0) {
+        throw std::runtime_error(argv.front() + " failed: " + outcome.err);
+    }
+}
+
+std::string unit_of(const std::string& owner, const std::string& chat)
+{
+    return "native-runtime-" + owner + "-" + chat + ".service";
+}
+
+// The value of NAME in the environment of any process of the unit: how root
+// on the host reads a running session's placeholder token.
+std::string session_env(const std::string& unit, const std::string& name)
+{
+    const auto group = unit_property(unit, "ControlGroup");
+    for (const std::string base : {"/sys/fs/cgroup", "/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified"}) {
+        std::ifstream procs(base + group + "/cgroup.procs");
+        std::string pid;
+        while (procs >> pid) {
+            std::ifstream environ("/proc/" + pid + "/environ");
+            std::string entry;
+            while (std::getline(environ, entry, '\0')) {
+                if (entry.starts_with(name + "=")) {
+                    return entry.substr(name.size() + 1);
+                }
+            }
+        }
+    }
+    return "";
+}
+
+std::vector<std::string> client_session(const std::string& chat, const std::vector<std::string>& args)
+{
+    std::vector<std::string> command{kClient};
+    command.insert(command.end(), args.begin(), args.end());
+    return as_user(kWorker, ctl_run("alice", chat, "gateway-client", command));
+}
+
+class AGatewaySession : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        std::filesystem::create_directories(kTestDir);
+        const std::string dir = kTestDir;
+        const std::vector<std::string> ec{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
+        auto ca = std::vector<std::string>{
+            "openssl", "req",           "-x509", "-days",        "2", "-subj", "/CN=nr-gateway-test-ca",
+            "-keyout", dir + "/ca.key", "-out",  dir + "/ca.pem"};
+        ca.insert(ca.begin() + 2, ec.begin(), ec.end());
+        must(ca);
+        auto csr = std::vector<std::string>{"openssl", "req",
+                                            "-subj",   std::string("/CN=") + kUpstreamName,
+                                            "-keyout", dir + "/upstream.key",
+                                            "-out",    dir + "/upstream.csr"};
+        csr.insert(csr.begin() + 2, ec.begin(), ec.end());
+        must(csr);
+        write_file(dir + "/san.ext", std::string("subjectAltName=DNS:") + kUpstreamName + ",DNS:" + kTunnelName + "\n");
+        must({"openssl", "x509", "-req", "-days", "2", "-in", dir + "/upstream.csr", "-CA", dir + "/ca.pem", "-CAkey",
+              dir + "/ca.key", "-CAcreateserial", "-extfile", dir + "/san.ext", "-out", dir + "/upstream.pem"});
+        // Only the gateway's unit resolves the upstream's names.
+        write_file(dir + "/hosts", std::string("127.0.0.1 ") + kUpstreamName + " " + kTunnelName + "\n");
+        std::filesystem::permissions(dir + "/upstream.key", std::filesystem::perms::owner_read);
+
+        real_key_ = "sk-real-" + random_hex(24);
+        install_real_key(real_key_);
+        std::filesystem::create_directories(kDropInDir);
+        write_file(std::string(kDropInDir) + "/50-test-upstream.conf", gateway_test_dropin(dir));
+        must({"systemctl", "daemon-reload"});
+        (void)run({"systemctl", "stop", kGatewayUnit});
+    }
+
+    static void TearDownTestSuite()
+    {
+        (void)run({"systemctl", "stop", kGatewayUnit});
+        std::filesystem::remove_all(kDropInDir);
+        remove_real_key();
+        (void)run({"systemctl", "daemon-reload"});
+        std::filesystem::remove_all(kTestDir);
+    }
+
+    static std::unique_ptr<ModelEndpoint> upstream()
+    {
+        const std::string dir = kTestDir;
+        return std::make_unique<ModelEndpoint>(
+            "openai", real_key_,
+            EndpointListen{"127.0.0.1", kUpstreamPort, dir + "/upstream.pem", dir + "/upstream.key"});
+    }
+
+    // The operator's way (docs/configuration.md): one file per provider key
+    // in the root-only store, encrypted with the host's key; the gateway's
+    // unit alone gets it decrypted, as credential provider_<file name>.
+    static void install_real_key(const std::string& key)
+    {
+        const std::string path = std::string(kKeyStore) + "/" + kCredential;
+        // Through the environment, so that no command line holds the key.
+        const auto outcome = run({"sh", "-c",
+                                  "printf %s \"$NR_REAL_KEY\" | systemd-creds encrypt --with-key=host "
+                                  "--name=\"$1\" - \"$2\"",
+                                  "sh", std::string("provider_") + kCredential, path},
+                                 with_env({"NR_REAL_KEY=" + key}));
+        if (outcome.status != 0) {
+            throw std::runtime_error("systemd-creds encrypt failed: " + outcome.err);
+        }
+    }
+
+    static void remove_real_key() { std::filesystem::remove(std::string(kKeyStore) + "/" + kCredential); }
+
+    // The upstream's CA, trusted by the gateway only, and the names only the
+    // gateway resolves.
+    static std::string gateway_test_dropin(const std::string& dir)
+    {
+        return "[Service]\nBindReadOnlyPaths=" + dir + "/hosts:/etc/hosts\nExecStart=\nExecStart=" + kGatewayPath +
+               " --credential-prefix provider_ --upstream-ca " + dir + "/ca.pem\n";
+    }
+
+    static inline std::string real_key_;
+};
+
+} // namespace
+
+TEST_F(AGatewaySession, SendsTheRealKeyUpstreamInPlaceOfItsToken)
+{
+    const auto endpoint = upstream();
+    const auto outcome = run(client_session("gw-key", {"provider", "/responses"}));
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    auto lines = parse_lines(outcome.out);
+    EXPECT_EQ(lines.at("status"), "200") << outcome.out;
+    const auto exchanges = endpoint->exchanges();
+    EXPECT_TRUE(contains(exchanges, "\"authorized\": true")) << exchanges;
+    EXPECT_FALSE(contains(exchanges, "\"authorized\": false")) << exchanges;
+}
+
+TEST_F(AGatewaySession, WithAWrongTokenIsRefusedBeforeTheUpstreamSeesIt)
+{
+    const auto endpoint = upstream();
+    const auto wrong = run(client_session("gw-wrong", {"provider", "/responses", random_hex(32)}));
+    EXPECT_EQ(parse_lines(wrong.out)["status"], "403") << wrong.out << wrong.err;
+    EXPECT_EQ(endpoint->exchanges(), "");
+    // Control: the same session's own token goes through.
+    const auto own = run(client_session("gw-right", {"provider", "/responses"}));
+    EXPECT_EQ(parse_lines(own.out)["status"], "200") << own.out << own.err;
+}
+
+TEST_F(AGatewaySession, HoldsNoTraceOfTheRealKey)
+{
+    const auto endpoint = upstream();
+    const auto unit = unit_of("alice", "gw-trace");
+    Background held(client_session("gw-trace", {"hold", "60"}));
+    ASSERT_TRUE(eventually(60, [&] { return !session_env(unit, "OPENAI_API_KEY").empty(); }));
+    const auto token = session_env(unit, "OPENAI_API_KEY");
+    const auto shown = run({"systemctl", "show", unit}).out;
+    EXPECT_TRUE(contains(shown, "NATIVE_RUNTIME_OWNER=alice")) << "control: systemctl show lists the unit";
+    EXPECT_FALSE(contains(shown, real_key_));
+    EXPECT_FALSE(contains(shown, token)) << "the placeholder is not in the unit either";
+
+    const auto found = run(client_session("gw-find", {"find", hex(real_key_), "OPENAI_API_KEY"}));
+    auto lines = parse_lines(found.out);
+    EXPECT_EQ(lines["key_found"], "none") << found.out << found.err;
+    EXPECT_TRUE(contains(lines["token_found"], "/tmp/nr-gateway-token-control")) << "control: " << found.out;
+    EXPECT_TRUE(contains(lines["token_found"], "/environ")) << "control: " << found.out;
+
+    // The gateway's records name the session but hold neither value.
+    (void)run(client_session("gw-log", {"provider", "/responses"}));
+    const auto journal = run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager", "-u", kGatewayUnit}).out;
+    EXPECT_TRUE(contains(journal, "NATIVE_RUNTIME_UNIT=" + unit_of("alice", "gw-log"))) << "control: " << journal;
+    EXPECT_FALSE(contains(journal, real_key_));
+    EXPECT_FALSE(contains(journal, token));
+    EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gw-trace"}).status, 0);
+    (void)held.wait();
+}
+
+TEST_F(AGatewaySession, TokenIsRefusedFromAnotherSessionAndAfterItsSessionEnded)
+{
+    const auto endpoint = upstream();
+    const auto unit = unit_of("alice", "gw-a");
+    std::string token;
+    {
+        Background a(client_session("gw-a", {"hold", "60"}));
+        ASSERT_TRUE(eventually(60, [&] { return !(token = session_env(unit, "OPENAI_API_KEY")).empty(); }));
+        const auto from_b = run(client_session("gw-b", {"provider", "/responses", token}));
+        EXPECT_EQ(parse_lines(from_b.out)["status"], "403") << from_b.out << from_b.err;
+        EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gw-a"}).status, 0);
+        (void)a.wait();
+    }
+    const auto after = run(client_session("gw-c", {"provider", "/responses", token}));
+    EXPECT_EQ(parse_lines(after.out)["status"], "403") << after.out << after.err;
+    EXPECT_FALSE(contains(endpoint->exchanges(), "\"authorized\": true")) << "nothing reached the upstream";
+    const auto journal = run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager", "-u", kGatewayUnit}).out;
+    EXPECT_TRUE(contains(journal, "NATIVE_RUNTIME_UNIT=" + unit)) << journal;
+}
+
+TEST_F(AGatewaySession, ReachesAnAllowListedHostThroughATunnelAndNoOtherHost)
+{
+    const auto endpoint = upstream();
+    const auto allowed = run(client_session(
+        "gw-tun", {"connect-via-proxy", std::string(kTunnelName) + ":" + std::to_string(kUpstreamPort)}));
+    EXPECT_EQ(parse_lines(allowed.out)["status"], "200") << allowed.out << allowed.err;
+    EXPECT_EQ(parse_lines(allowed.out)["tls"], "ok") << allowed.out;
+    const auto refused = run(client_session("gw-notlisted", {"connect-via-proxy", "example.com:443"}));
+    auto lines = parse_lines(refused.out);
+    EXPECT_EQ(lines["status"], "403") << refused.out << refused.err;
+    EXPECT_TRUE(contains(lines["reason"], "allow-list")) << refused.out;
+}
+
+TEST_F(AGatewaySession, CannotConnectAroundTheGateway)
+{
+    const auto endpoint = upstream();
+    const auto port = std::to_string(kUpstreamPort);
+    // Control: from the host's side the upstream is there.
+    EXPECT_EQ(probe_outside(kWorker, {"connect", "127.0.0.1", port})["connect"], "ok");
+    const auto direct = run(client_session("gw-direct", {"connect", "127.0.0.1", port}));
+    EXPECT_EQ(parse_lines(direct.out)["connect"], "ECONNREFUSED") << direct.out << direct.err;
+    const auto other = run(client_session("gw-other", {"connect", kGatewayAddress, port}));
+    EXPECT_TRUE(refused(parse_lines(other.out)["connect"])) << other.out << other.err;
+}
+
+TEST_F(AGatewaySession, KeepsTheListenBan)
+{
+    const auto outcome = run(as_user(kWorker, ctl_run("alice", "gw-listen", "probe-gateway", {"nr-probe", "listen"})));
+    EXPECT_EQ(parse_lines(outcome.out)["listen"], "EPERM") << outcome.out << outcome.err;
+}
