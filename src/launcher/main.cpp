@@ -28,6 +28,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,20 +39,23 @@ nr::core::LauncherArgs launcher_args(int argc, char** argv)
     return nr::core::parse_launcher_args(std::vector<std::string>(argv, argv + argc));
 }
 
-// The listener is the session's only way out of its namespace: it goes to
-// the gateway through the helper, and this process keeps no copy. A spec
-// whose port differs from the command line's is refused rather than run in
-// a namespace made for another port, or on the host's network.
-void connect_gateway(const nr::core::LauncherArgs& args, const nr::core::LaunchSpec& spec)
+// A spec whose port differs from the command line's is refused rather than
+// run in a namespace made for another port, or on the host's network.
+void check_gateway_port(const nr::core::LauncherArgs& args, const nr::core::LaunchSpec& spec)
 {
     if (spec.gateway_port != args.gateway_port) {
         nr::core::fail(nr::core::ErrorKind::LaunchFailed,
                        "the launch spec's gateway port " + std::to_string(spec.gateway_port) +
                            " is not the command line's " + std::to_string(args.gateway_port));
     }
-    if (spec.gateway_port == 0) {
-        return;
-    }
+}
+
+// The listener is the session's only way out of its namespace: it goes to
+// the gateway through the helper, and this process keeps no copy.
+void connect_gateway(const nr::core::LauncherArgs& args, const nr::core::LaunchSpec& spec,
+                     const nr::sys::PrivateNetwork& network)
+{
+    nr::sys::join_private_network(network);
     const auto listener = nr::sys::listen_on_loopback(spec.gateway_port);
     nr::launcher::hand_over_listener(args.claim_token, listener.get());
 }
@@ -77,34 +81,41 @@ int main(int argc, char** argv)
     try {
         nr::launcher::close_inherited_fds();
         const auto command_line = launcher_args(argc, argv);
-        // Before the spec is here: writing our own uid_map needs a dumpable
-        // process, and nothing secret is in memory yet. The bus connection
-        // made below is a path socket, which no network namespace affects.
+        // Made by a child while this process is still dumpable (writing a
+        // uid_map needs that) and holds nothing secret; joined only after
+        // the last check of a path's owner, since root is unmapped in it.
+        std::optional<nr::sys::PrivateNetwork> network;
         if (command_line.gateway_port != 0) {
-            nr::sys::enter_private_network();
+            network = nr::sys::make_private_network();
         }
         // The spec may carry credentials: keep other processes of this uid
         // from reading our memory until exec replaces it.
         prctl(PR_SET_DUMPABLE, 0);
         auto spec = nr::launcher::claim_launch_spec(command_line.claim_token);
-        connect_gateway(command_line, spec);
+        check_gateway_port(command_line, spec);
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         // Waits here, inside the unit, for a serial adapter's turn.
         auto turn = nr::launcher::take_turn(spec);
+        nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
+        // The helper checked these directories by walking their path; bind
+        // exactly those, from descriptors, not whatever the path names now.
+        // bwrap closes each after its mount.
+        std::vector<nr::sys::UniqueFd> checked;
+        std::map<std::string, int> descriptors;
+        for (const auto& dir : spec.checked_dirs) {
+            checked.push_back(nr::sys::open_checked_directory(dir));
+            descriptors[dir.path] = checked.back().get();
+        }
+        if (network) {
+            connect_gateway(command_line, spec, *network);
+            network.reset();
+        }
         // listen/accept/io_uring are refused by a filter the supervisor
         // answers (and counts, and logs); the rest by bwrap's filter.
         const auto seccomp = nr::core::split_supervised(spec.seccomp);
-        const auto become_sandbox = [&spec, &seccomp] {
-            nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
-            // The helper checked these directories by walking their path;
-            // bind exactly those, from descriptors, not whatever the path
-            // names now. bwrap closes each after its mount.
-            std::vector<nr::sys::UniqueFd> checked;
-            std::map<std::string, int> descriptors;
-            for (const auto& dir : spec.checked_dirs) {
-                checked.push_back(nr::sys::open_checked_directory(dir));
-                nr::sys::keep_across_exec(checked.back().get(), "checked directory");
-                descriptors[dir.path] = checked.back().get();
+        const auto become_sandbox = [&spec, &seccomp, &checked, &descriptors] {
+            for (const auto& fd : checked) {
+                nr::sys::keep_across_exec(fd.get(), "checked directory");
             }
             const auto planned = nr::core::bind_from_descriptors(spec.bwrap_argv, descriptors);
             // After the last bus call: the helper's socket is a path socket, but

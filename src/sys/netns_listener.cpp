@@ -1,17 +1,20 @@
 #include "sys/netns_listener.h"
 
 #include "core/error.h"
+#include "sys/seccomp_notify.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <iostream>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <string>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace nr::sys {
@@ -71,6 +74,58 @@ void enter_private_network()
     write_proc_file("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1");
     write_proc_file("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1");
     bring_loopback_up();
+}
+
+PrivateNetwork make_private_network()
+{
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+        step_failed("socketpair");
+    }
+    UniqueFd ours(pair[0]);
+    UniqueFd theirs(pair[1]);
+    const pid_t child = fork();
+    if (child < 0) {
+        step_failed("fork");
+    }
+    if (child == 0) {
+        int status = 0;
+        try {
+            enter_private_network();
+            const UniqueFd user(::open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC));
+            const UniqueFd net(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
+            if (!user.valid() || !net.valid()) {
+                step_failed("open /proc/self/ns");
+            }
+            send_descriptor(theirs.get(), user.get());
+            send_descriptor(theirs.get(), net.get());
+        } catch (const std::exception& e) {
+            std::cerr << "native-runtime-launch: " << e.what() << std::endl;
+            status = 1;
+        }
+        _exit(status);
+    }
+    theirs.reset();
+    PrivateNetwork network;
+    network.user_ns = receive_descriptor(ours.get());
+    network.net_ns = receive_descriptor(ours.get());
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!network.user_ns.valid() || !network.net_ns.valid() || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fail(ErrorKind::LaunchFailed, "gateway network namespace: the process that makes it failed");
+    }
+    return network;
+}
+
+void join_private_network(const PrivateNetwork& network)
+{
+    if (setns(network.user_ns.get(), CLONE_NEWUSER) != 0) {
+        step_failed("setns(user namespace)");
+    }
+    if (setns(network.net_ns.get(), CLONE_NEWNET) != 0) {
+        step_failed("setns(network namespace)");
+    }
 }
 
 UniqueFd listen_on_loopback(std::uint16_t port)

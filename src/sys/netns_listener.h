@@ -20,6 +20,25 @@ namespace nr::sys {
 // Error(LaunchFailed) naming the step that failed.
 void enter_private_network();
 
+// The session's user and network namespace, held by descriptor.
+struct PrivateNetwork {
+    UniqueFd user_ns;
+    UniqueFd net_ns;
+};
+
+// Makes the namespace in a child forked now, while the caller is still
+// dumpable and holds nothing secret, and returns it by descriptor; the
+// caller joins it later with join_private_network. The launcher cannot
+// simply enter it first: in it, root is unmapped (an unprivileged uid_map
+// names one id), so every "owned by root" check of paths the spec names
+// would see the overflow uid. Throws Error(LaunchFailed).
+PrivateNetwork make_private_network();
+
+// setns() into both, user namespace first (the caller's euid owns it, so it
+// has the capability to join the network namespace from there). Call it
+// after the last check of a path's owner. Throws Error(LaunchFailed).
+void join_private_network(const PrivateNetwork& network);
+
 // A TCP socket bound to 127.0.0.1:`port` in the caller's network
 // namespace, listening, close-on-exec. Throws Error(LaunchFailed) naming
 // the step that failed.
