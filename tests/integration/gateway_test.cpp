@@ -71,21 +71,29 @@ std::string unit_of(const std::string& owner, const std::string& chat)
     return "native-runtime-" + owner + "-" + chat + ".service";
 }
 
-// The value of NAME in the environment of any process of the unit: how root
-// on the host reads a running session's placeholder token.
+// The value of NAME in the environment of the unit's main process or any
+// of its descendants: how root on the host reads a running session's
+// placeholder token.
 std::string session_env(const std::string& unit, const std::string& name)
 {
-    const auto group = unit_property(unit, "ControlGroup");
-    for (const std::string base : {"/sys/fs/cgroup", "/sys/fs/cgroup/systemd", "/sys/fs/cgroup/unified"}) {
-        std::ifstream procs(base + group + "/cgroup.procs");
-        std::string pid;
-        while (procs >> pid) {
-            std::ifstream environ("/proc/" + pid + "/environ");
-            std::string entry;
-            while (std::getline(environ, entry, '\0')) {
-                if (entry.starts_with(name + "=")) {
-                    return entry.substr(name.size() + 1);
-                }
+    std::vector<std::string> pids{unit_property(unit, "MainPID")};
+    for (std::size_t i = 0; i < pids.size() && pids.size() < 64; ++i) {
+        if (pids[i].empty() || pids[i] == "0") {
+            continue;
+        }
+        std::ifstream environ("/proc/" + pids[i] + "/environ");
+        std::string entry;
+        while (std::getline(environ, entry, '\0')) {
+            if (entry.starts_with(name + "=")) {
+                return entry.substr(name.size() + 1);
+            }
+        }
+        std::error_code error;
+        for (const auto& task : std::filesystem::directory_iterator("/proc/" + pids[i] + "/task", error)) {
+            std::ifstream children(task.path() / "children");
+            std::string child;
+            while (children >> child) {
+                pids.push_back(child);
             }
         }
     }
@@ -262,7 +270,8 @@ TEST_F(AGatewaySession, ReachesAnAllowListedHostThroughATunnelAndNoOtherHost)
     const auto refused = run(client_session("gw-notlisted", {"connect-via-proxy", "example.com:443"}));
     auto lines = parse_lines(refused.out);
     EXPECT_EQ(lines["status"], "403") << refused.out << refused.err;
-    EXPECT_TRUE(contains(lines["reason"], "allow-list")) << refused.out;
+    EXPECT_EQ(lines["refused"], "not-on-allow-list") << refused.out;
+    EXPECT_TRUE(contains(lines["reason"], "not on this session's allow-list")) << refused.out;
 }
 
 TEST_F(AGatewaySession, CannotConnectAroundTheGateway)
