@@ -100,6 +100,30 @@ std::string session_env(const std::string& unit, const std::string& name)
     return "";
 }
 
+// What session_env walked, for a failure message.
+std::string process_tree(const std::string& unit)
+{
+    std::string out =
+        "MainPID=" + unit_property(unit, "MainPID") + " ActiveState=" + unit_property(unit, "ActiveState") + ":";
+    std::vector<std::string> pids{unit_property(unit, "MainPID")};
+    for (std::size_t i = 0; i < pids.size() && pids.size() < 64; ++i) {
+        std::ifstream comm("/proc/" + pids[i] + "/comm");
+        std::string name;
+        std::getline(comm, name);
+        std::ifstream environ("/proc/" + pids[i] + "/environ");
+        out += " " + pids[i] + "(" + name + (environ.good() ? "" : ",environ unreadable") + ")";
+        std::error_code error;
+        for (const auto& task : std::filesystem::directory_iterator("/proc/" + pids[i] + "/task", error)) {
+            std::ifstream children(task.path() / "children");
+            std::string child;
+            while (children >> child) {
+                pids.push_back(child);
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<std::string> client_session(const std::string& chat, const std::vector<std::string>& args)
 {
     std::vector<std::string> command{kClient};
@@ -192,7 +216,7 @@ protected:
 TEST_F(AGatewaySession, SendsTheRealKeyUpstreamInPlaceOfItsToken)
 {
     const auto endpoint = upstream();
-    const auto outcome = run(client_session("gw-key", {"provider", "/responses"}));
+    const auto outcome = run(client_session("gwkey", {"provider", "/responses"}));
     EXPECT_EQ(outcome.status, 0) << outcome.err;
     auto lines = parse_lines(outcome.out);
     EXPECT_EQ(lines.at("status"), "200") << outcome.out;
@@ -204,56 +228,57 @@ TEST_F(AGatewaySession, SendsTheRealKeyUpstreamInPlaceOfItsToken)
 TEST_F(AGatewaySession, WithAWrongTokenIsRefusedBeforeTheUpstreamSeesIt)
 {
     const auto endpoint = upstream();
-    const auto wrong = run(client_session("gw-wrong", {"provider", "/responses", random_hex(32)}));
+    const auto wrong = run(client_session("gwwrong", {"provider", "/responses", random_hex(32)}));
     EXPECT_EQ(parse_lines(wrong.out)["status"], "403") << wrong.out << wrong.err;
     EXPECT_EQ(endpoint->exchanges(), "");
     // Control: the same session's own token goes through.
-    const auto own = run(client_session("gw-right", {"provider", "/responses"}));
+    const auto own = run(client_session("gwright", {"provider", "/responses"}));
     EXPECT_EQ(parse_lines(own.out)["status"], "200") << own.out << own.err;
 }
 
 TEST_F(AGatewaySession, HoldsNoTraceOfTheRealKey)
 {
     const auto endpoint = upstream();
-    const auto unit = unit_of("alice", "gw-trace");
-    Background held(client_session("gw-trace", {"hold", "60"}));
-    ASSERT_TRUE(eventually(60, [&] { return !session_env(unit, "OPENAI_API_KEY").empty(); }));
+    const auto unit = unit_of("alice", "gwtrace");
+    Background held(client_session("gwtrace", {"hold", "60"}));
+    ASSERT_TRUE(eventually(60, [&] { return !session_env(unit, "OPENAI_API_KEY").empty(); })) << process_tree(unit);
     const auto token = session_env(unit, "OPENAI_API_KEY");
     const auto shown = run({"systemctl", "show", unit}).out;
     EXPECT_TRUE(contains(shown, "NATIVE_RUNTIME_OWNER=alice")) << "control: systemctl show lists the unit";
     EXPECT_FALSE(contains(shown, real_key_));
     EXPECT_FALSE(contains(shown, token)) << "the placeholder is not in the unit either";
 
-    const auto found = run(client_session("gw-find", {"find", hex(real_key_), "OPENAI_API_KEY"}));
+    const auto found = run(client_session("gwfind", {"find", hex(real_key_), "OPENAI_API_KEY"}));
     auto lines = parse_lines(found.out);
     EXPECT_EQ(lines["key_found"], "none") << found.out << found.err;
     EXPECT_TRUE(contains(lines["token_found"], "/tmp/nr-gateway-token-control")) << "control: " << found.out;
     EXPECT_TRUE(contains(lines["token_found"], "/environ")) << "control: " << found.out;
 
     // The gateway's records name the session but hold neither value.
-    (void)run(client_session("gw-log", {"provider", "/responses"}));
+    (void)run(client_session("gwlog", {"provider", "/responses"}));
     const auto journal = run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager", "-u", kGatewayUnit}).out;
-    EXPECT_TRUE(contains(journal, "NATIVE_RUNTIME_UNIT=" + unit_of("alice", "gw-log"))) << "control: " << journal;
+    EXPECT_TRUE(contains(journal, "NATIVE_RUNTIME_UNIT=" + unit_of("alice", "gwlog"))) << "control: " << journal;
     EXPECT_FALSE(contains(journal, real_key_));
     EXPECT_FALSE(contains(journal, token));
-    EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gw-trace"}).status, 0);
+    EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gwtrace"}).status, 0);
     (void)held.wait();
 }
 
 TEST_F(AGatewaySession, TokenIsRefusedFromAnotherSessionAndAfterItsSessionEnded)
 {
     const auto endpoint = upstream();
-    const auto unit = unit_of("alice", "gw-a");
+    const auto unit = unit_of("alice", "gwa");
     std::string token;
     {
-        Background a(client_session("gw-a", {"hold", "60"}));
-        ASSERT_TRUE(eventually(60, [&] { return !(token = session_env(unit, "OPENAI_API_KEY")).empty(); }));
-        const auto from_b = run(client_session("gw-b", {"provider", "/responses", token}));
+        Background a(client_session("gwa", {"hold", "60"}));
+        ASSERT_TRUE(eventually(60, [&] { return !(token = session_env(unit, "OPENAI_API_KEY")).empty(); }))
+            << process_tree(unit);
+        const auto from_b = run(client_session("gwb", {"provider", "/responses", token}));
         EXPECT_EQ(parse_lines(from_b.out)["status"], "403") << from_b.out << from_b.err;
-        EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gw-a"}).status, 0);
+        EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gwa"}).status, 0);
         (void)a.wait();
     }
-    const auto after = run(client_session("gw-c", {"provider", "/responses", token}));
+    const auto after = run(client_session("gwc", {"provider", "/responses", token}));
     EXPECT_EQ(parse_lines(after.out)["status"], "403") << after.out << after.err;
     EXPECT_FALSE(contains(endpoint->exchanges(), "\"authorized\": true")) << "nothing reached the upstream";
     const auto journal = run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager", "-u", kGatewayUnit}).out;
@@ -263,11 +288,11 @@ TEST_F(AGatewaySession, TokenIsRefusedFromAnotherSessionAndAfterItsSessionEnded)
 TEST_F(AGatewaySession, ReachesAnAllowListedHostThroughATunnelAndNoOtherHost)
 {
     const auto endpoint = upstream();
-    const auto allowed = run(client_session(
-        "gw-tun", {"connect-via-proxy", std::string(kTunnelName) + ":" + std::to_string(kUpstreamPort)}));
+    const auto allowed = run(
+        client_session("gwtun", {"connect-via-proxy", std::string(kTunnelName) + ":" + std::to_string(kUpstreamPort)}));
     EXPECT_EQ(parse_lines(allowed.out)["status"], "200") << allowed.out << allowed.err;
     EXPECT_EQ(parse_lines(allowed.out)["tls"], "ok") << allowed.out;
-    const auto refused = run(client_session("gw-notlisted", {"connect-via-proxy", "example.com:443"}));
+    const auto refused = run(client_session("gwnotlisted", {"connect-via-proxy", "example.com:443"}));
     auto lines = parse_lines(refused.out);
     EXPECT_EQ(lines["status"], "403") << refused.out << refused.err;
     EXPECT_EQ(lines["refused"], "not-on-allow-list") << refused.out;
@@ -280,14 +305,14 @@ TEST_F(AGatewaySession, CannotConnectAroundTheGateway)
     const auto port = std::to_string(kUpstreamPort);
     // Control: from the host's side the upstream is there.
     EXPECT_EQ(probe_outside(kWorker, {"connect", "127.0.0.1", port})["connect"], "ok");
-    const auto direct = run(client_session("gw-direct", {"connect", "127.0.0.1", port}));
+    const auto direct = run(client_session("gwdirect", {"connect", "127.0.0.1", port}));
     EXPECT_EQ(parse_lines(direct.out)["connect"], "ECONNREFUSED") << direct.out << direct.err;
-    const auto other = run(client_session("gw-other", {"connect", kGatewayAddress, port}));
+    const auto other = run(client_session("gwother", {"connect", kGatewayAddress, port}));
     EXPECT_TRUE(refused(parse_lines(other.out)["connect"])) << other.out << other.err;
 }
 
 TEST_F(AGatewaySession, KeepsTheListenBan)
 {
-    const auto outcome = run(as_user(kWorker, ctl_run("alice", "gw-listen", "probe-gateway", {"nr-probe", "listen"})));
+    const auto outcome = run(as_user(kWorker, ctl_run("alice", "gwlisten", "probe-gateway", {"nr-probe", "listen"})));
     EXPECT_EQ(parse_lines(outcome.out)["listen"], "EPERM") << outcome.out << outcome.err;
 }
