@@ -8,8 +8,10 @@
 #include "core/path_policy.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
+#include <set>
 
 // One function per section of the file; the reader (core/config_reader.h)
 // does the strict YAML part, and the checks at the end look across sections.
@@ -23,6 +25,8 @@ using Key = std::string;
 constexpr std::string_view kOwnerPlaceholder = "{owner}";
 constexpr std::uint64_t kMaxTasks = 1U << 22U;
 constexpr std::uint64_t kMaxSeconds = 365ULL * 24 * 3600;
+// The longest field the gateway's control message carries (core/egress.cpp).
+constexpr std::size_t kMaxEgressField = 255;
 
 void validate_session_dir_template(const ConfigReader& r, const Node& node, const Key& key,
                                    const std::string& path_template)
@@ -172,6 +176,231 @@ HostAuth read_host_auth(const ConfigReader& r, const Node& node, const Key& key)
     return host_auth;
 }
 
+// RFC 9110 token characters: what a header name (and an auth scheme) is
+// made of; anything else could split or smuggle a header.
+bool is_http_token(std::string_view text)
+{
+    constexpr std::string_view kSpecials = "!#$%&'*+-.^_`|~";
+    return !text.empty() && text.size() <= kMaxEgressField && std::all_of(text.begin(), text.end(), [&](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               kSpecials.find(c) != std::string_view::npos;
+    });
+}
+
+// Named like systemd credentials the gateway's unit loads.
+bool is_credential_name(std::string_view name)
+{
+    return !name.empty() && name.size() <= kMaxEgressField && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+               c == '-';
+    });
+}
+
+// Appended to the base URL as is: a path of plain characters, so it can
+// neither leave the host's prefix nor add a query.
+bool is_base_path(std::string_view path)
+{
+    if (path.empty()) {
+        return true;
+    }
+    if (path.front() != '/' || path.size() > kMaxEgressField || path.find("//") != std::string_view::npos ||
+        path.find("/./") != std::string_view::npos || path.find("/../") != std::string_view::npos ||
+        path.ends_with("/..") || path.ends_with("/.")) {
+        return false;
+    }
+    return std::all_of(path.begin(), path.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '/' || c == '_' ||
+               c == '.' || c == '-' || c == '~';
+    });
+}
+
+std::string egress_host(const ConfigReader& r, const Node& node, const Key& key)
+{
+    auto host = r.scalar(node, key);
+    try {
+        check_egress_host(host);
+    } catch (const std::invalid_argument& e) {
+        r.error_at(node, key, host + ": " + e.what());
+    }
+    return host;
+}
+
+// A variable the plan sets to the placeholder or the base URL: a name no
+// request, profile or computed value may also claim.
+std::string planned_env_name(const ConfigReader& r, const Node& node, const Key& key)
+{
+    auto name = r.scalar(node, key);
+    if (!is_valid_env_name(name)) {
+        r.error_at(node, key, "expected an environment variable name ([A-Za-z_][A-Za-z0-9_]*): " + name);
+    }
+    if (is_computed_env_name(name)) {
+        r.error_at(node, key, name + " is computed by the planner for every session");
+    }
+    refuse_forbidden_credential_name(r, node, key, name);
+    return name;
+}
+
+ProviderRoute read_provider(const ConfigReader& r, const Node& node, const Key& key)
+{
+    ProviderRoute route;
+    r.for_each_key(
+        node, key,
+        {
+            {"host", [&](const Node& n, const Key& k) { route.host = egress_host(r, n, k); }},
+            {"credential",
+             [&](const Node& n, const Key& k) {
+                 route.credential = r.scalar(n, k);
+                 if (!is_credential_name(route.credential)) {
+                     r.error_at(n, k, "expected a credential name from [A-Za-z0-9_.-]");
+                 }
+             }},
+            {"header",
+             [&](const Node& n, const Key& k) {
+                 route.header = r.scalar(n, k);
+                 if (!is_http_token(route.header)) {
+                     r.error_at(n, k, "expected an HTTP header name: " + route.header);
+                 }
+             }},
+            {"scheme",
+             [&](const Node& n, const Key& k) {
+                 route.scheme = r.scalar(n, k);
+                 if (!route.scheme.empty() && !is_http_token(route.scheme)) {
+                     r.error_at(n, k, "expected an authentication scheme such as Bearer, or \"\"");
+                 }
+             }},
+            {"key_env", [&](const Node& n, const Key& k) { route.key_env = planned_env_name(r, n, k); }},
+            {"base_url_env", [&](const Node& n, const Key& k) { route.base_url_env = planned_env_name(r, n, k); }},
+            {"base_path",
+             [&](const Node& n, const Key& k) {
+                 route.base_path = r.scalar(n, k);
+                 if (!is_base_path(route.base_path)) {
+                     r.error_at(n, k, "expected empty or a path such as /v1: " + route.base_path);
+                 }
+             }},
+        });
+    for (const auto* required : {"host", "credential", "key_env", "base_url_env"}) {
+        if (!node[required]) {
+            r.error_at(node, key + "." + required, "missing required key");
+        }
+    }
+    return route;
+}
+
+EgressPolicy read_egress(const ConfigReader& r, const Node& node, const Key& key)
+{
+    EgressPolicy egress;
+    r.for_each_key(node, key,
+                   {
+                       {"allow_hosts",
+                        [&](const Node& n, const Key& k) {
+                            if (!n.IsSequence()) {
+                                r.error_at(n, k, "expected a list");
+                            }
+                            for (const auto& item : n) {
+                                auto host = egress_host(r, item, k);
+                                if (std::find(egress.allow_hosts.begin(), egress.allow_hosts.end(), host) !=
+                                    egress.allow_hosts.end()) {
+                                    r.error_at(item, k, host + " is listed twice");
+                                }
+                                egress.allow_hosts.push_back(std::move(host));
+                            }
+                        }},
+                       {"allow_addresses", r.assign(egress.allow_addresses, &ConfigReader::address_list)},
+                       {"providers",
+                        [&](const Node& n, const Key& k) {
+                            if (!n.IsSequence()) {
+                                r.error_at(n, k, "expected a list");
+                            }
+                            for (const auto& item : n) {
+                                egress.providers.push_back(read_provider(r, item, k));
+                            }
+                        }},
+                   });
+    return egress;
+}
+
+// The variables a provider entry has the plan set, by their key.
+std::array<std::pair<std::string, std::string>, 2> planned_names(const ProviderRoute& route)
+{
+    return {{{"key_env", route.key_env}, {"base_url_env", route.base_url_env}}};
+}
+
+// Each provider's host must be allowed (the gateway forwards nowhere else),
+// routes one host once, and every planned variable is set once and is never
+// also a name the worker may pass: the real key must not reach a session
+// as a credential beside the placeholder.
+void check_egress(const ConfigReader& r, const Node& node, const Key& key, const AdapterProfile& profile)
+{
+    std::set<std::string> hosts;
+    std::set<std::string> names;
+    const auto providers = node["providers"];
+    for (std::size_t i = 0; i < profile.egress.providers.size(); ++i) {
+        const auto& route = profile.egress.providers[i];
+        const auto item = providers[i];
+        const auto where = key + ".providers";
+        if (std::find(profile.egress.allow_hosts.begin(), profile.egress.allow_hosts.end(), route.host) ==
+            profile.egress.allow_hosts.end()) {
+            r.error_at(item["host"], where + ".host", route.host + " is not in " + key + ".allow_hosts");
+        }
+        if (!hosts.insert(route.host).second) {
+            r.error_at(item["host"], where + ".host", route.host + " has a provider already");
+        }
+        for (const auto& [field, name] : planned_names(route)) {
+            if (!names.insert(name).second) {
+                r.error_at(item[field], where + "." + field, name + " is set by another provider entry already");
+            }
+            if (std::find(profile.credential_env.begin(), profile.credential_env.end(), name) !=
+                profile.credential_env.end()) {
+                r.error_at(item[field], where + "." + field,
+                           name + " is also in credential_env: the gateway sets it, a worker may not pass it");
+            }
+        }
+    }
+}
+
+NetworkMode read_network(const ConfigReader& r, const Node& node, const Key& key)
+{
+    const auto text = r.scalar(node, key);
+    if (text == "host") {
+        return NetworkMode::Host;
+    }
+    if (text == "offline") {
+        return NetworkMode::Offline;
+    }
+    if (text == "gateway") {
+        return NetworkMode::Gateway;
+    }
+    r.error_at(node, key, "expected host, offline or gateway");
+}
+
+GatewaySettings read_gateway(const ConfigReader& r, const Node& node, const Key& key)
+{
+    GatewaySettings gateway;
+    const auto positive_size = [&](std::uint64_t& field) {
+        return [&r, &field](const Node& n, const Key& k) {
+            field = r.byte_size(n, k);
+            if (field == 0) {
+                r.error_at(n, k, "must be greater than zero");
+            }
+        };
+    };
+    r.for_each_key(node, key,
+                   {
+                       {"port",
+                        [&](const Node& n, const Key& k) {
+                            gateway.port = static_cast<std::uint16_t>(r.unsigned_number(n, k, 65535));
+                            if (gateway.port == 0) {
+                                r.error_at(n, k, "must be a port from 1 to 65535");
+                            }
+                        }},
+                       {"max_header_bytes", positive_size(gateway.max_header_bytes)},
+                       {"max_request_bytes", positive_size(gateway.max_request_bytes)},
+                       {"max_response_bytes", positive_size(gateway.max_response_bytes)},
+                       {"control_socket", r.assign(gateway.control_socket, &ConfigReader::absolute_path)},
+                   });
+    return gateway;
+}
+
 AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& key, const std::string& name)
 {
     AdapterProfile profile;
@@ -194,11 +423,8 @@ AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& 
                                 validate_session_dir_template(r, n[i], k, profile.session_dirs[i]);
                             }
                         }},
-                       {"network",
-                        [&](const Node& n, const Key& k) {
-                            profile.network =
-                                r.second_choice(n, k, "host", "offline") ? NetworkMode::Offline : NetworkMode::Host;
-                        }},
+                       {"network", [&](const Node& n, const Key& k) { profile.network = read_network(r, n, k); }},
+                       {"egress", [&](const Node& n, const Key& k) { profile.egress = read_egress(r, n, k); }},
                        {"limits", [](const Node&, const Key&) {}}, // read in parse_config, over the global limits
                        {"nested_userns", r.assign(profile.nested_userns, &ConfigReader::boolean)},
                        {"on_worker_disconnect",
@@ -209,6 +435,14 @@ AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& 
                    });
     if (profile.executable.empty()) { // a path read is never empty
         r.error_at(node, key + ".executable", "missing required key");
+    }
+    if (const auto egress = node["egress"]) {
+        // Without the gateway nothing would enforce it: refused rather than
+        // read as a policy that is not in effect.
+        if (profile.network != NetworkMode::Gateway) {
+            r.error_at(egress, key + ".egress", "only adapters with network: gateway have an egress policy");
+        }
+        check_egress(r, egress, key + ".egress", profile);
     }
     return profile;
 }
@@ -251,6 +485,26 @@ void check_forbidden_env(const ConfigReader& r, const Node& root, const Config& 
                 profile.credential_env.end()) {
                 r.error_at(root, "adapters." + adapter_name + ".credential_env",
                            name + " is listed in sandbox.forbidden_env (an application master secret)");
+            }
+        }
+    }
+    // The gateway's variables are the plan's: neither a master secret nor
+    // the MCP token (which a request may set) may share a name with one.
+    for (const auto& [adapter_name, profile] : config.adapters) {
+        for (std::size_t i = 0; i < profile.egress.providers.size(); ++i) {
+            const auto& route = profile.egress.providers[i];
+            const auto node = root["adapters"][adapter_name]["egress"]["providers"][i];
+            const auto where = "adapters." + adapter_name + ".egress.providers";
+            for (const auto& [field, name] : planned_names(route)) {
+                const bool forbidden = std::find(config.forbidden_env.begin(), config.forbidden_env.end(), name) !=
+                                       config.forbidden_env.end();
+                if (forbidden) {
+                    r.error_at(node[field], where + "." + field,
+                               name + " is listed in sandbox.forbidden_env (an application master secret)");
+                }
+                if (name == config.mcp_token_env) {
+                    r.error_at(node[field], where + "." + field, name + " is also sandbox.mcp_token_env");
+                }
             }
         }
     }
@@ -426,6 +680,7 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
             {"owner_limits", [&](const Node& n, const Key& k) { config.owner_limits = read_owner_limits(r, n, k); }},
             {"files", [&](const Node& n, const Key& k) { config.files = read_files(r, n, k); }},
             {"adapters", [&](const Node& n, const Key& k) { read_adapters(r, n, k, config); }},
+            {"gateway", [&](const Node& n, const Key& k) { config.gateway = read_gateway(r, n, k); }},
         });
     // A path read is never empty, so an empty one was not in the file.
     if (config.data_dir.empty()) {

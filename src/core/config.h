@@ -11,12 +11,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/egress.h"
 #include "core/host_auth.h"
 #include "core/network_policy.h"
 
 namespace nr::core {
 
-enum class NetworkMode { Host, Offline };
+// Gateway: the session's own network namespace, whose only way out is the
+// egress gateway's listener in it (core/egress.h).
+enum class NetworkMode { Host, Offline, Gateway };
 
 struct SessionLimits {
     std::uint64_t memory_max_bytes = 2ULL << 30U;
@@ -35,6 +38,9 @@ struct AdapterProfile {
     // exactly one "{owner}"; the session's own one is mounted read-write.
     std::vector<std::string> session_dirs;
     NetworkMode network = NetworkMode::Host;
+    // What a `network: gateway` session may reach through the gateway;
+    // refused at load for any other network mode.
+    EgressPolicy egress;
     bool nested_userns = false;
     // Whether the adapter's sessions outlive the worker connection that
     // started them (`on_worker_disconnect: keep`); by default they stop.
@@ -101,6 +107,8 @@ struct Config {
     // The application's units that get the late drop-in; preflight checks
     // that it is in effect on each.
     std::vector<std::string> app_units;
+    // The egress gateway every `network: gateway` adapter goes through.
+    GatewaySettings gateway;
 };
 
 inline constexpr std::string_view kDefaultConfigPath = "/etc/native-runtime/config.yaml";

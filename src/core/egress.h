@@ -26,8 +26,8 @@ namespace nr::core {
 // `header`'s value ("<scheme> <token>", or "<token>" when scheme is empty)
 // with the real key read from the gateway's credential `credential`.
 struct ProviderRoute {
-    std::string host;         // exact DNS name, lower case, optionally ":port"
-    std::string credential;   // systemd credential name, [A-Za-z0-9_.-]+
+    std::string host;       // exact DNS name, lower case, optionally ":port"
+    std::string credential; // systemd credential name, [A-Za-z0-9_.-]+
     std::string header = "Authorization";
     std::string scheme = "Bearer";
     std::string key_env;      // e.g. OPENAI_API_KEY

@@ -12,6 +12,8 @@ namespace {
 constexpr std::size_t kMaxEnvValue = std::size_t{32} * 1024;
 constexpr std::size_t kMaxEnvCount = 64;
 
+} // namespace
+
 bool is_valid_env_name(std::string_view name)
 {
     if (name.empty() || name.size() > 128 || (name.front() >= '0' && name.front() <= '9')) {
@@ -27,8 +29,6 @@ bool is_computed_env_name(std::string_view name)
     constexpr std::array<std::string_view, 6> kComputed{"PATH", "HOME", "TMPDIR", "USER", "LOGNAME", "SHELL"};
     return std::find(kComputed.begin(), kComputed.end(), name) != kComputed.end() || name.starts_with("XDG_");
 }
-
-} // namespace
 
 bool is_operational_env_name(std::string_view name)
 {
@@ -86,7 +86,10 @@ std::vector<std::string> build_session_environment(const Config& config, const A
         if (!is_valid_env_name(name)) {
             fail(ErrorKind::InvalidEnvironment, "environment variable name is not valid: " + name);
         }
-        const bool proxy_allowed = config.proxy_env && is_proxy_env_name(name);
+        // A gateway session's proxy variables are the plan's own: they point
+        // at its gateway, and a worker's would route around it.
+        const bool proxy_allowed =
+            config.proxy_env && adapter.network != NetworkMode::Gateway && is_proxy_env_name(name);
         const bool master_secret =
             std::find(config.forbidden_env.begin(), config.forbidden_env.end(), name) != config.forbidden_env.end();
         if ((is_forbidden_env_name(name) && !proxy_allowed) || is_computed_env_name(name) || master_secret) {

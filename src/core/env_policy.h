@@ -14,6 +14,13 @@
 
 namespace nr::core {
 
+// [A-Za-z_][A-Za-z0-9_]*, at most 128 characters.
+bool is_valid_env_name(std::string_view name);
+
+// PATH, HOME, TMPDIR, USER, LOGNAME, SHELL and XDG_*: the planner computes
+// them, so neither a request nor a profile may name them.
+bool is_computed_env_name(std::string_view name);
+
 // Names a request may set for any adapter (besides the adapter's own
 // credential names): locale and terminal settings only.
 bool is_operational_env_name(std::string_view name);

@@ -102,6 +102,7 @@ LaunchSpecWire encode_launch_spec(const LaunchSpec& spec)
     wire.private_dirs = spec.dirs.relative;
     wire.admission_queue = spec.admission.queue_dir;
     wire.checked_dirs = spec.checked_dirs;
+    wire.gateway_port = spec.gateway_port;
     return wire;
 }
 
@@ -147,6 +148,7 @@ LaunchSpec decode_launch_spec(const LaunchSpecWire& wire)
         require_absolute("checked_dirs", dir.path);
     }
     spec.checked_dirs = wire.checked_dirs;
+    spec.gateway_port = wire.gateway_port;
     return spec;
 }
 

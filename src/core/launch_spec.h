@@ -47,6 +47,10 @@ struct LaunchSpec {
     PrivateDirs dirs;
     // Host-auth queue the launcher waits in (relative to dirs.base).
     AdmissionSpec admission;
+    // Non-zero for a `network: gateway` session: the launcher makes the
+    // session's network namespace and listens on 127.0.0.1:gateway_port in
+    // it for the gateway before it starts bwrap.
+    std::uint16_t gateway_port = 0;
 };
 
 // One denied_syscalls entry, a(sia(utt)): (name, errno, conditions), where
@@ -70,6 +74,8 @@ struct LaunchSpecWire {
     // Empty when the adapter is client-managed.
     std::string admission_queue;
     std::vector<CheckedDir> checked_dirs;
+    // 0: not a gateway session.
+    std::uint16_t gateway_port = 0;
 
     bool operator==(const LaunchSpecWire&) const = default;
 };

@@ -37,9 +37,11 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const Sandbox
     auto add = [&args](std::initializer_list<std::string> items) { args.insert(args.end(), items); };
 
     // Every namespace bwrap supports, then give back only the network when
-    // the adapter needs the host's (outbound API and DNS).
+    // the adapter needs the one bwrap starts in: the host's (outbound API
+    // and DNS), or for a gateway session the launcher's own, whose only
+    // way out is the gateway's listener.
     add({"--unshare-all", "--unshare-user"});
-    if (layout.network == NetworkMode::Host) {
+    if (layout.network == NetworkMode::Host || layout.network == NetworkMode::Gateway) {
         add({"--share-net"});
     }
     if (!layout.nested_userns) {

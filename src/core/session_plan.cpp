@@ -2,8 +2,10 @@
 
 #include "core/env_policy.h"
 #include "core/error.h"
+#include "core/gateway_plan.h"
 #include "core/ids.h"
 #include "core/journal_fields.h"
+#include "core/launcher_args.h"
 #include "core/path_policy.h"
 #include "core/unit_name.h"
 
@@ -138,16 +140,45 @@ std::vector<std::string> owner_session_dirs(const Config& config, const AdapterP
 // Host-network sessions reach the internet but no special-use range except
 // the operator's allowed addresses; offline sessions have no network
 // namespace of the host at all, and the unit denies everything besides.
+// A gateway session's namespace has only a loopback, and the one address
+// its processes need there is the gateway's listener: the unit's cgroup
+// filter applies to their sockets in any namespace, so everything else
+// stays denied even if a route appeared (docs/egress-gateway-design.md).
 void add_network_properties(const Config& config, NetworkMode mode, UnitProperties& properties)
 {
-    if (mode == NetworkMode::Offline) {
+    if (mode == NetworkMode::Offline || mode == NetworkMode::Gateway) {
         properties.push_back({"IPAddressDeny", AddressList{{parse_ip_prefix("0.0.0.0/0"), parse_ip_prefix("::/0")}}});
+        if (mode == NetworkMode::Gateway) {
+            properties.push_back({"IPAddressAllow", AddressList{{parse_ip_prefix("127.0.0.1/32")}}});
+        }
         return;
     }
     properties.push_back({"IPAddressDeny", AddressList{denied_destinations()}});
     if (!config.allowed_addresses.empty()) {
         properties.push_back({"IPAddressAllow", AddressList{config.allowed_addresses}});
     }
+}
+
+// The plan's own variables for a gateway session. None may collide with an
+// admitted one: the config refuses such names at load and the environment
+// policy refuses them in requests; checked again so the placeholder can
+// never be silently replaced by a worker's value.
+void add_gateway_environment(const Config& config, const AdapterProfile& adapter, const std::string& token,
+                             std::vector<std::string>& environment)
+{
+    if (!is_gateway_token(token)) {
+        fail(ErrorKind::LaunchFailed, "adapter " + adapter.name + " needs a gateway token, and none was made");
+    }
+    for (auto& entry : gateway_environment(adapter.egress, config.gateway.port, token)) {
+        const auto name = entry.substr(0, entry.find('=') + 1);
+        if (std::any_of(environment.begin(), environment.end(),
+                        [&](const std::string& existing) { return existing.starts_with(name); })) {
+            fail(ErrorKind::InvalidEnvironment, "environment variable " + name.substr(0, name.size() - 1) +
+                                                    " is set by the gateway for adapter " + adapter.name);
+        }
+        environment.push_back(std::move(entry));
+    }
+    std::sort(environment.begin(), environment.end());
 }
 
 UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPlan& plan, const HostFacts& host,
@@ -198,7 +229,8 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         {"StandardOutputFileDescriptor", StdioSlot::Output},
         {"StandardErrorFileDescriptor", StdioSlot::Error},
         {"LogExtraFields", JournalFields{session_journal_fields(plan)}},
-        {"ExecStart", ExecCommand{host.launcher_path, {host.launcher_path, "--claim", claim_token}}},
+        {"ExecStart",
+         ExecCommand{host.launcher_path, launcher_argv(host.launcher_path, {claim_token, plan.launch.gateway_port})}},
     };
 }
 
@@ -230,7 +262,7 @@ std::string journal_field(const std::vector<std::string>& fields, std::string_vi
 }
 
 SessionPlan plan_session(const Config& config, const SessionRequest& request, const RunAsUser& user,
-                         const HostFacts& host, const std::string& claim_token)
+                         const HostFacts& host, const std::string& claim_token, const std::string& gateway_token)
 {
     validate_ids(request);
     const auto adapter_it = config.adapters.find(request.adapter);
@@ -260,6 +292,10 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
 
     const auto agent_argv = resolve_agent_argv(adapter, request.argv);
     plan.launch.environment = build_session_environment(config, adapter, request.environment, user.name, plan.home);
+    if (adapter.network == NetworkMode::Gateway) {
+        add_gateway_environment(config, adapter, gateway_token, plan.launch.environment);
+        plan.launch.gateway_port = config.gateway.port;
+    }
 
     SandboxLayout layout;
     layout.read_only = config.read_only_paths;
@@ -309,7 +345,10 @@ SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostF
     layout.working_dir = "/";
     const auto& limits = adapter.limits ? *adapter.limits : config.limits;
     layout.tmp_size_bytes = limits.tmp_size_bytes;
-    layout.network = adapter.network;
+    // No gateway is registered for the canary: a gateway adapter's runs
+    // offline, in a namespace bwrap makes, with every address denied.
+    const auto network = adapter.network == NetworkMode::Gateway ? NetworkMode::Offline : adapter.network;
+    layout.network = network;
     layout.nested_userns = adapter.nested_userns;
     plan.launch.bwrap_argv = bwrap_argv(config.bwrap_path, layout, {command});
     plan.launch.environment = {"PATH=/usr/bin:/bin"};
@@ -328,7 +367,7 @@ SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostF
         properties.push_back(std::move(property));
     }
     plan.properties = std::move(properties);
-    add_network_properties(config, adapter.network, plan.properties);
+    add_network_properties(config, network, plan.properties);
     return plan;
 }
 

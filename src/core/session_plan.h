@@ -60,9 +60,13 @@ std::string owner_root(const Config& config, const std::string& owner);
 
 // Validates ids, adapter, argv, workspace (lexically) and environment, then
 // plans. `claim_token` is the non-secret reference the launcher presents.
-// Throws Error with a kind for each refusal.
+// `gateway_token` is the placeholder a `network: gateway` session gets
+// instead of provider keys (core/gateway_plan.h); it goes into the launch
+// spec's environment only, never into a unit property. Throws Error with a
+// kind for each refusal (LaunchFailed for a gateway adapter without a
+// well-formed gateway token).
 SessionPlan plan_session(const Config& config, const SessionRequest& request, const RunAsUser& user,
-                         const HostFacts& host, const std::string& claim_token);
+                         const HostFacts& host, const std::string& claim_token, const std::string& gateway_token = {});
 
 // The preflight canary's unit. It is no session (no owner, chat or journal
 // fields), so `list`, `logs` and adoption never take it for one.

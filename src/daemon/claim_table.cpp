@@ -18,11 +18,13 @@ void ClaimTable::add(const std::string& token, PendingLaunch launch)
 void ClaimTable::remove(const std::string& token)
 {
     pending_.erase(token);
+    handovers_.erase(token);
 }
 
 void ClaimTable::remove_unit(const std::string& unit_name)
 {
     std::erase_if(pending_, [&](const auto& entry) { return entry.second.unit_name == unit_name; });
+    std::erase_if(handovers_, [&](const auto& entry) { return entry.second.unit_name == unit_name; });
 }
 
 std::optional<core::LaunchSpec> ClaimTable::claim(const std::string& token, const std::string& caller_unit,
@@ -33,6 +35,10 @@ std::optional<core::LaunchSpec> ClaimTable::claim(const std::string& token, cons
     }
     const auto it = pending_.find(token);
     auto spec = std::move(it->second.spec);
+    if (it->second.gateway) {
+        handovers_[token] =
+            PendingHandover{it->second.unit_name, it->second.uid, std::move(*it->second.gateway), it->second.deadline};
+    }
     pending_.erase(it);
     return spec;
 }
@@ -54,9 +60,22 @@ void ClaimTable::confirm(const std::string& token)
     }
 }
 
+std::optional<core::GatewaySession> ClaimTable::take_gateway(const std::string& token, const std::string& caller_unit,
+                                                             uid_t caller_uid)
+{
+    const auto it = handovers_.find(token);
+    if (it == handovers_.end() || it->second.unit_name != caller_unit || it->second.uid != caller_uid) {
+        return std::nullopt;
+    }
+    auto session = std::move(it->second.session);
+    handovers_.erase(it);
+    return session;
+}
+
 void ClaimTable::drop_expired(std::chrono::steady_clock::time_point now)
 {
     std::erase_if(pending_, [&](const auto& entry) { return entry.second.deadline <= now; });
+    std::erase_if(handovers_, [&](const auto& entry) { return entry.second.deadline <= now; });
 }
 
 } // namespace nr::daemon

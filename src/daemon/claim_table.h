@@ -10,6 +10,7 @@
 #include <string>
 #include <sys/types.h>
 
+#include "core/egress.h"
 #include "core/session_plan.h"
 
 namespace nr::daemon {
@@ -23,6 +24,9 @@ struct PendingLaunch {
     // (ManagerService reads it asynchronously): such a spec is not handed
     // out; its launcher's Claim waits for confirm() or the start's undoing.
     bool confirmed = true;
+    // Set for a `network: gateway` session: what the helper registers with
+    // the gateway once the launcher hands over its listener.
+    std::optional<core::GatewaySession> gateway;
 };
 
 // What a Claim would get now.
@@ -50,11 +54,27 @@ public:
     [[nodiscard]] ClaimState state(const std::string& token, const std::string& caller_unit, uid_t caller_uid) const;
     void confirm(const std::string& token);
 
+    // A gateway session's registration, once, to the launcher that claimed
+    // its spec: the same unit and UID as the Claim, with the Claim's token.
+    // Like claim(), a mismatch leaves the entry in place.
+    std::optional<core::GatewaySession> take_gateway(const std::string& token, const std::string& caller_unit,
+                                                     uid_t caller_uid);
+
     void drop_expired(std::chrono::steady_clock::time_point now);
-    [[nodiscard]] bool empty() const { return pending_.empty(); }
+    [[nodiscard]] bool empty() const { return pending_.empty() && handovers_.empty(); }
 
 private:
+    // A claimed gateway session whose launcher has yet to hand over its
+    // listener.
+    struct PendingHandover {
+        std::string unit_name;
+        uid_t uid = 0;
+        core::GatewaySession session;
+        std::chrono::steady_clock::time_point deadline;
+    };
+
     std::map<std::string, PendingLaunch> pending_;
+    std::map<std::string, PendingHandover> handovers_; // by claim token
 };
 
 } // namespace nr::daemon

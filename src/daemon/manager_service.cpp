@@ -3,6 +3,7 @@
 #include "core/bus_names.h"
 #include "core/caller_policy.h"
 #include "core/error.h"
+#include "core/gateway_plan.h"
 #include "core/hardening_check.h"
 #include "core/ids.h"
 #include "core/journal_fields.h"
@@ -16,14 +17,18 @@
 #include "sys/bus_compat.h"
 #include "sys/bus_options.h"
 #include "sys/effective_properties.h"
+#include "sys/gateway_control.h"
 #include "sys/host_facts.h"
 #include "sys/identity.h"
 #include "sys/journal_writer.h"
+#include "sys/random_token.h"
 #include "sys/safe_dirs.h"
 #include "sys/unit_settings.h"
 #include "version/version.h"
 
 #include <systemd/sd-login.h>
+
+#include <sys/socket.h>
 
 #include <cstdlib>
 
@@ -35,6 +40,32 @@ using core::ErrorKind;
 using core::fail;
 
 constexpr auto kClaimDeadline = std::chrono::seconds(120);
+// The gateway is socket-activated: the first registration may wait for
+// its start. A revoke must not hold the helper's loop up for long.
+constexpr auto kGatewayRegisterTimeout = std::chrono::seconds(10);
+constexpr auto kGatewayRevokeTimeout = std::chrono::seconds(2);
+constexpr std::size_t kGatewayTokenBytes = 32;
+
+const core::AdapterProfile* gateway_adapter(const core::Config& config, const std::string& name)
+{
+    const auto it = config.adapters.find(name);
+    return it != config.adapters.end() && it->second.network == core::NetworkMode::Gateway ? &it->second : nullptr;
+}
+
+// What the launcher hands over must be what the gateway expects to accept
+// on: a listening TCP/IPv4 socket (the launcher's, on 127.0.0.1 in the
+// session's namespace). Anything else is refused before the gateway sees it.
+void require_listening_tcp_socket(int fd)
+{
+    const auto option = [fd](int name) {
+        int value = -1;
+        socklen_t size = sizeof(value);
+        return getsockopt(fd, SOL_SOCKET, name, &value, &size) == 0 ? value : -1;
+    };
+    if (option(SO_DOMAIN) != AF_INET || option(SO_TYPE) != SOCK_STREAM || option(SO_ACCEPTCONN) != 1) {
+        fail(ErrorKind::LaunchFailed, "the handed-over descriptor is not a listening TCP socket");
+    }
+}
 constexpr const char* kSliceInterface = "org.freedesktop.systemd1.Slice";
 
 std::string unit_of_pid(pid_t pid)
@@ -201,7 +232,12 @@ void ManagerService::start_session(StartReply&& reply, const core::SessionReques
                                    const std::array<sdbus::UnixFd, 3>& stdio)
 {
     const auto token = ClaimTable::new_token();
-    auto plan = core::plan_session(config_, request, user, sys::observe_host(launcher_path_), token);
+    // A gateway session's placeholder: worthless without its listener, and
+    // made per start so that no two sessions share one.
+    const auto* gateway = gateway_adapter(config_, request.adapter);
+    const auto gateway_token =
+        gateway != nullptr ? sys::random_hex(kGatewayTokenBytes, ErrorKind::LaunchFailed, "a gateway token") : "";
+    auto plan = core::plan_session(config_, request, user, sys::observe_host(launcher_path_), token, gateway_token);
     core::add_journal_field(plan.properties, core::field_assignment(core::kFieldWorker, worker));
     // Provider session directories hold state the owner's earlier runs
     // left; they are never created, moved or copied here, only mounted.
@@ -224,8 +260,13 @@ void ManagerService::start_session(StartReply&& reply, const core::SessionReques
     // never race ahead of it, unconfirmed until the read-back below
     // passed; until commit, any failure below withdraws it.
     StartRollback rollback(claims_, sessions_, systemd_, token, plan.unit_name);
-    claims_.add(token, PendingLaunch{plan.unit_name, user.uid, plan.launch,
-                                     std::chrono::steady_clock::now() + kClaimDeadline, false});
+    PendingLaunch pending{plan.unit_name, user.uid,    plan.launch, std::chrono::steady_clock::now() + kClaimDeadline,
+                          false,          std::nullopt};
+    if (gateway != nullptr) {
+        pending.gateway =
+            core::gateway_session(config_, *gateway, plan.unit_name, request.owner, request.chat, gateway_token);
+    }
+    claims_.add(token, std::move(pending));
     // Watch before starting: the unit's object path is a pure function
     // of its name, and a session that ends at once must not be missed.
     const auto path = sys::unit_object_path(plan.unit_name);
@@ -472,6 +513,45 @@ void ManagerService::ReportWaiting(const uint32_t& ahead)
     });
 }
 
+void ManagerService::HandOverListener(const std::string& token, const sdbus::UnixFd& listener)
+{
+    touch();
+    const auto pid = sys::caller_pid(getObject());
+    const auto caller_unit = pid ? unit_of_pid(*pid) : std::string();
+    refused_as_typed_error(getObject(), "HandOverListener", {{}, {}, {}, caller_unit}, RequestKind::Session, [&] {
+        // authorize: as Claim, and only after it (the registration waits
+        // in the claim table from the Claim on), once.
+        (void)caller_pid(); // AccessDenied without credentials
+        auto session = claims_.take_gateway(token, caller_unit, caller_uid());
+        if (!session) {
+            fail(ErrorKind::AccessDenied,
+                 "no gateway session waits for this caller's listener (unit '" + caller_unit + "')");
+        }
+        // validate, then act: the gateway answers "ok" or why not.
+        require_listening_tcp_socket(listener.get());
+        core::check_gateway_answer(sys::gateway_exchange(config_.gateway.control_socket,
+                                                         core::encode_gateway_register(*session), listener.get(),
+                                                         kGatewayRegisterTimeout));
+        gateway_units_.insert(session->unit);
+    });
+}
+
+void ManagerService::revoke_gateway(const std::string& unit)
+{
+    if (gateway_units_.erase(unit) == 0) {
+        return;
+    }
+    try {
+        core::check_gateway_answer(sys::gateway_exchange(config_.gateway.control_socket,
+                                                         core::encode_gateway_revoke(unit), -1, kGatewayRevokeTimeout));
+    } catch (const core::Error& e) {
+        // The listener dies with the session's namespace anyway; the token
+        // then reaches nothing, but the gateway keeps its entry until it
+        // notices.
+        log_trouble(unit, "could not revoke " + unit + " at the egress gateway: " + e.what());
+    }
+}
+
 void ManagerService::adopt_running_sessions()
 {
     for (const auto& unit : systemd_.list_units({std::string(core::kUnitPrefix) + "*.service"})) {
@@ -488,6 +568,11 @@ void ManagerService::adopt_running_sessions()
         // so its result survives until it has been reported.
         systemd_.ref(unit.path);
         sessions_.track(unit.name, unit.path, owner, chat, core::journal_field(fields, core::kFieldJob));
+        // Registered by the instance that started it, if it got that far:
+        // revoking a unit the gateway does not know is harmless.
+        if (gateway_adapter(config_, core::journal_field(fields, core::kFieldAdapter)) != nullptr) {
+            gateway_units_.insert(unit.name);
+        }
         if (core::is_stopped_state(unit.active_state)) {
             sessions_.mark_finished(unit.name);
             continue;
@@ -523,6 +608,7 @@ void ManagerService::report_end(const TrackedSession& session)
                             end.tasks_peak, end.cpu_usage_nsec};
     sys::write_log(core::session_end_record({session.owner, session.chat, session.job, session.unit}, logged));
     claims_.remove_unit(session.unit);
+    revoke_gateway(session.unit);
     workers_.forget(session.unit);
     emitSessionEnded(session.unit, session.owner, session.chat, session.job, end.result, end.code, end.status);
     systemd_.unref(session.path);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "core/config.h"
 #include "core/log_event.h"
@@ -132,6 +133,11 @@ private:
     // Asynchronous on the bus: see StartInFlight.
     void Claim(sys::ClaimResult&& result, std::string token) override;
     void ReportWaiting(const uint32_t& ahead) override;
+    // Registers a gateway session's listener with the egress gateway
+    // (core/egress.h), once, for the launcher that claimed its spec.
+    void HandOverListener(const std::string& token, const sdbus::UnixFd& listener) override;
+    // Tells the gateway that a gateway session's unit ended; best effort.
+    void revoke_gateway(const std::string& unit);
 
     // Throws HardeningNotApplied when systemd's effective value of a planned
     // property is weaker, SystemdFailure when the read failed
@@ -163,6 +169,8 @@ private:
     std::vector<StartInFlight> in_flight_;
     std::map<std::string, ParkedClaim> parked_claims_; // by token
     std::vector<CanaryReply> waiting_canary_calls_;
+    // Units registered with the egress gateway, revoked when they end.
+    std::set<std::string> gateway_units_;
 };
 
 } // namespace nr::daemon

@@ -148,8 +148,9 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
         const sys::UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
         run.path = sys::unit_object_path(core::kCanaryUnit);
         StartRollback rollback(claims_, watch_, systemd_, run.token, core::kCanaryUnit);
-        claims_.add(run.token, PendingLaunch{core::kCanaryUnit, user.uid, plan.launch,
-                                             std::chrono::steady_clock::now() + kCanaryClaimDeadline});
+        claims_.add(run.token,
+                    PendingLaunch{core::kCanaryUnit, user.uid, plan.launch,
+                                  std::chrono::steady_clock::now() + kCanaryClaimDeadline, true, std::nullopt});
         watch_.track(core::kCanaryUnit, run.path, "", "", "");
         // systemd collects the previous canary (ours, or one of an earlier
         // helper instance) asynchronously after its Unref: wait for the name.

@@ -55,6 +55,18 @@ core::LaunchSpec claim_launch_spec(const std::string& token)
     }
 }
 
+void hand_over_listener(const std::string& token, int listener)
+{
+    try {
+        auto connection = sdbus::createSystemBusConnection();
+        sys::LauncherProxy proxy(*connection);
+        proxy.HandOverListener(token, sdbus::UnixFd{listener});
+    } catch (const sdbus::Error& e) {
+        fail(ErrorKind::LaunchFailed,
+             "handing the gateway listener over failed: " + e.getName() + ": " + e.getMessage());
+    }
+}
+
 void check_trusted_binary(const std::string& path)
 {
     struct stat st {};

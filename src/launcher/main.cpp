@@ -3,17 +3,21 @@
 // unit environment, both world-readable), prepares the owner's private
 // directories, and starts bwrap with the seccomp filter attached; then it
 // execs native-runtime-supervise in its place, which stays bwrap's parent
-// until the sandbox ends (launcher/supervisor.h).
+// until the sandbox ends (launcher/supervisor.h). A `network: gateway`
+// session first gets its own user and network namespace, and its one
+// listener there goes to the egress gateway (sys/netns_listener.h).
 
 #include "core/cli_exit.h"
 #include "core/denial_tally.h"
 #include "core/error.h"
+#include "core/launcher_args.h"
 #include "core/sandbox_args.h"
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
 #include "launcher/supervisor.h"
 #include "sys/journal_writer.h"
 #include "sys/landlock_scope.h"
+#include "sys/netns_listener.h"
 #include "sys/safe_dirs.h"
 #include "sys/sealed_memfd.h"
 #include "sys/seccomp_filter.h"
@@ -29,12 +33,27 @@
 
 namespace {
 
-std::string token_from_args(int argc, char** argv)
+nr::core::LauncherArgs launcher_args(int argc, char** argv)
 {
-    if (argc != 3 || std::strcmp(argv[1], "--claim") != 0) {
-        nr::core::fail(nr::core::ErrorKind::LaunchFailed, "usage: native-runtime-launch --claim TOKEN");
+    return nr::core::parse_launcher_args(std::vector<std::string>(argv, argv + argc));
+}
+
+// The listener is the session's only way out of its namespace: it goes to
+// the gateway through the helper, and this process keeps no copy. A spec
+// whose port differs from the command line's is refused rather than run in
+// a namespace made for another port, or on the host's network.
+void connect_gateway(const nr::core::LauncherArgs& args, const nr::core::LaunchSpec& spec)
+{
+    if (spec.gateway_port != args.gateway_port) {
+        nr::core::fail(nr::core::ErrorKind::LaunchFailed,
+                       "the launch spec's gateway port " + std::to_string(spec.gateway_port) +
+                           " is not the command line's " + std::to_string(args.gateway_port));
     }
-    return argv[2];
+    if (spec.gateway_port == 0) {
+        return;
+    }
+    const auto listener = nr::sys::listen_on_loopback(spec.gateway_port);
+    nr::launcher::hand_over_listener(args.claim_token, listener.get());
 }
 
 // To the worker (the session's stderr is its fd) and to the journal, where
@@ -57,10 +76,18 @@ int main(int argc, char** argv)
     nr::sys::set_log_identifier("native-runtime-launch");
     try {
         nr::launcher::close_inherited_fds();
+        const auto command_line = launcher_args(argc, argv);
+        // Before the spec is here: writing our own uid_map needs a dumpable
+        // process, and nothing secret is in memory yet. The bus connection
+        // made below is a path socket, which no network namespace affects.
+        if (command_line.gateway_port != 0) {
+            nr::sys::enter_private_network();
+        }
         // The spec may carry credentials: keep other processes of this uid
         // from reading our memory until exec replaces it.
         prctl(PR_SET_DUMPABLE, 0);
-        auto spec = nr::launcher::claim_launch_spec(token_from_args(argc, argv));
+        auto spec = nr::launcher::claim_launch_spec(command_line.claim_token);
+        connect_gateway(command_line, spec);
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         // Waits here, inside the unit, for a serial adapter's turn.
         auto turn = nr::launcher::take_turn(spec);

@@ -16,15 +16,15 @@ ClaimReply to_claim_reply(const core::LaunchSpecWire& wire)
     for (const auto& dir : wire.checked_dirs) {
         checked.emplace_back(dir.path, dir.device, dir.inode);
     }
-    return {wire.bwrap_argv, wire.environment,  std::move(rules),     wire.kill_foreign_abis,
-            wire.dirs_base,  wire.private_dirs, wire.admission_queue, std::move(checked)};
+    return {wire.bwrap_argv,   wire.environment,     std::move(rules),   wire.kill_foreign_abis, wire.dirs_base,
+            wire.private_dirs, wire.admission_queue, std::move(checked), wire.gateway_port};
 }
 
 core::LaunchSpecWire from_claim_reply(const ClaimReply& reply)
 {
     core::LaunchSpecWire wire;
-    const auto& [argv, environment, rules, kill_foreign_abis, dirs_base, private_dirs, admission_queue, checked] =
-        reply;
+    const auto& [argv, environment, rules, kill_foreign_abis, dirs_base, private_dirs, admission_queue, checked,
+                 gateway_port] = reply;
     wire.bwrap_argv = argv;
     wire.environment = environment;
     for (const auto& rule : rules) {
@@ -41,6 +41,7 @@ core::LaunchSpecWire from_claim_reply(const ClaimReply& reply)
     for (const auto& dir : checked) {
         wire.checked_dirs.push_back({dir.get<0>(), dir.get<1>(), dir.get<2>()});
     }
+    wire.gateway_port = gateway_port;
     return wire;
 }
 

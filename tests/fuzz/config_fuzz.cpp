@@ -5,7 +5,8 @@
 // whose message starts with the source name. Any other exception type, a
 // crash, or a broken invariant is a finding. An accepted config is then run
 // through plan_session, which must succeed for a plain request and produce a
-// sandbox that mounts nothing the config did not grant.
+// sandbox that mounts nothing the config did not grant; for a gateway
+// adapter, its placeholder token reaches no unit property.
 //
 // Built as a libFuzzer binary with clang (-DNR_FUZZ=ON); the replay test
 // compiles this same file with LLVMFuzzerTestOneInput renamed.
@@ -13,6 +14,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/ids.h"
+#include "core/launcher_args.h"
 #include "core/path_policy.h"
 #include "core/session_plan.h"
 #include "fuzz_support.h"
@@ -32,6 +34,7 @@ using nr::fuzz::require;
 constexpr std::string_view kSource = "fuzz.yaml";
 constexpr std::string_view kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
 constexpr std::string_view kToken = "fuzz-claim-token";
+constexpr std::string_view kGatewayToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 bool is_valid_path(const std::string& path)
 {
@@ -90,7 +93,20 @@ void check_config(const Config& c)
         for (const auto& grant : profile.read_only_paths) {
             require_grant(c, grant, "adapter grant");
         }
+        require(profile.network == NetworkMode::Gateway || profile.egress == EgressPolicy{},
+                "only gateway adapters have an egress policy");
+        for (const auto& route : profile.egress.providers) {
+            require(std::find(profile.egress.allow_hosts.begin(), profile.egress.allow_hosts.end(), route.host) !=
+                        profile.egress.allow_hosts.end(),
+                    "every provider host is allowed");
+            require(std::find(profile.credential_env.begin(), profile.credential_env.end(), route.key_env) ==
+                        profile.credential_env.end(),
+                    "the key variable is never a credential a worker passes");
+        }
     }
+    require(c.gateway.port != 0 && c.gateway.max_header_bytes > 0 && c.gateway.max_request_bytes > 0 &&
+                c.gateway.max_response_bytes > 0 && c.gateway.control_socket.starts_with('/'),
+            "gateway settings are usable");
     const auto& l = c.limits;
     require(l.memory_max_bytes > 0 && l.tasks_max > 0 && l.cpu_quota_percent > 0 && l.runtime_max_sec > 0 &&
                 l.tmp_size_bytes > 0,
@@ -117,7 +133,8 @@ void check_plan(const Config& c)
     SessionPlan plan;
     try {
         plan = plan_session(c, request, RunAsUser{"user", 1000, 1000},
-                            HostFacts{std::string(kLauncher), {{"/bin", "usr/bin"}}}, std::string(kToken));
+                            HostFacts{std::string(kLauncher), {{"/bin", "usr/bin"}}}, std::string(kToken),
+                            std::string(kGatewayToken));
     } catch (const Error& e) {
         require(false, std::string("a plain request is planned for an accepted config: ") + e.what());
     }
@@ -128,7 +145,11 @@ void check_plan(const Config& c)
     require(argv.size() >= 3 && argv[0] == c.bwrap_path && argv[1] == "--unshare-all" && argv[2] == "--unshare-user",
             "bwrap unshares everything first");
     const bool shares_net = std::find(argv.begin(), sep, "--share-net") != sep;
-    require(shares_net == (adapter.network == NetworkMode::Host), "--share-net only for host network");
+    // A gateway session shares the namespace the launcher made for it,
+    // never the host's: the launcher makes one whenever the port is set.
+    require(shares_net == (adapter.network != NetworkMode::Offline), "--share-net only for host or gateway network");
+    require(adapter.network != NetworkMode::Gateway || plan.launch.gateway_port != 0,
+            "a gateway session's bwrap starts in the launcher's own namespace");
     const bool disables_userns = std::find(argv.begin(), sep, "--disable-userns") != sep;
     require(disables_userns == !adapter.nested_userns, "--disable-userns unless nested_userns");
 
@@ -158,9 +179,16 @@ void check_plan(const Config& c)
     const auto* exec = find_property(plan.properties, "ExecStart");
     require(exec != nullptr, "ExecStart is set");
     const auto* command = std::get_if<ExecCommand>(&exec->value);
+    const auto gateway_port = adapter.network == NetworkMode::Gateway ? c.gateway.port : std::uint16_t{0};
+    require(plan.launch.gateway_port == gateway_port, "only a gateway session has a gateway port");
     require(command != nullptr && command->path == kLauncher &&
-                command->argv == std::vector<std::string>{std::string(kLauncher), "--claim", std::string(kToken)},
-            "ExecStart is the launcher with the claim token");
+                command->argv == launcher_argv(std::string(kLauncher), {std::string(kToken), gateway_port}),
+            "ExecStart is the launcher with the claim token (and a gateway session's port)");
+    for (const auto& property : plan.properties) {
+        if (const auto* text = std::get_if<std::string>(&property.value)) {
+            require(text->find(kGatewayToken) == std::string::npos, "the gateway token is in no unit property");
+        }
+    }
     require(find_property(plan.properties, "User") != nullptr, "User is set");
 }
 

@@ -7,6 +7,7 @@
 // stays readable:
 //   argv TEXT | env TEXT | base TEXT | dir TEXT | queue TEXT | kill 0|1
 //   rule NAME ERRNO [INDEX MASK VALUE]...   checked DEVICE INODE PATH
+//   port NUMBER (gateway_port, 0-65535)
 // (numbers in decimal; TEXT and PATH are the rest of the line, any bytes).
 // Lines that do not parse are skipped: the decoder then sees fewer fields.
 //
@@ -113,6 +114,8 @@ LaunchSpecWire wire_from(std::string_view text)
             add_rule(wire, rest);
         } else if (tag == "checked") {
             add_checked(wire, rest);
+        } else if (tag == "port") {
+            (void)number(rest, wire.gateway_port);
         }
     }
     return wire;

@@ -69,3 +69,55 @@ TEST(AClaimFromAnotherUnitOrUid, MatchesNothingAndLeavesTheSpecInPlace)
     EXPECT_FALSE(table.claim("t1", kUnit, kSessionUid + 1).has_value());
     EXPECT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
 }
+
+namespace {
+
+PendingLaunch gateway_launch_for(const std::string& unit)
+{
+    auto launch = launch_for(unit, true);
+    launch.spec.gateway_port = 8080;
+    nr::core::GatewaySession session;
+    session.unit = unit;
+    session.token = std::string(64, 'a');
+    launch.gateway = session;
+    return launch;
+}
+
+} // namespace
+
+TEST(AGatewaySessionsRegistration, IsTakenOnceByTheLauncherThatClaimedItsSpec)
+{
+    ClaimTable table;
+    table.add("t1", gateway_launch_for(kUnit));
+    // Not before the Claim: the listener comes from the launcher that has the spec.
+    EXPECT_FALSE(table.take_gateway("t1", kUnit, kSessionUid).has_value());
+    ASSERT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
+    EXPECT_FALSE(table.empty()) << "the helper stays while a handover is due";
+    EXPECT_FALSE(table.take_gateway("t1", "native-runtime-bob-chat1.service", kSessionUid).has_value());
+    EXPECT_FALSE(table.take_gateway("t1", kUnit, kSessionUid + 1).has_value());
+    EXPECT_FALSE(table.take_gateway("t2", kUnit, kSessionUid).has_value());
+    const auto session = table.take_gateway("t1", kUnit, kSessionUid);
+    ASSERT_TRUE(session.has_value()) << "the mismatched attempts did not burn it";
+    EXPECT_EQ(session->unit, kUnit);
+    EXPECT_FALSE(table.take_gateway("t1", kUnit, kSessionUid).has_value()) << "only once";
+    EXPECT_TRUE(table.empty());
+}
+
+TEST(ASessionWithoutAGateway, HasNoRegistrationToTake)
+{
+    ClaimTable table;
+    table.add("t1", launch_for(kUnit, true));
+    ASSERT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
+    EXPECT_FALSE(table.take_gateway("t1", kUnit, kSessionUid).has_value());
+    EXPECT_TRUE(table.empty());
+}
+
+TEST(AGatewayRegistrationOfAnEndedUnit, IsDropped)
+{
+    ClaimTable table;
+    table.add("t1", gateway_launch_for(kUnit));
+    ASSERT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
+    table.remove_unit(kUnit);
+    EXPECT_FALSE(table.take_gateway("t1", kUnit, kSessionUid).has_value());
+    EXPECT_TRUE(table.empty());
+}

@@ -21,6 +21,7 @@ core::LaunchSpecWire full_wire()
     wire.private_dirs = {"native-runtime/alice/home"};
     wire.admission_queue = "native-runtime/admission/claude";
     wire.checked_dirs = {{"/srv/work", 7, 8}};
+    wire.gateway_port = 8080;
     return wire;
 }
 
@@ -49,4 +50,5 @@ TEST(AClaimReply, PutsEachFieldAtItsArgumentPosition)
     ASSERT_EQ(std::get<7>(reply).size(), 1U);
     EXPECT_EQ(std::get<7>(reply)[0].get<0>(), "/srv/work");
     EXPECT_EQ(std::get<7>(reply)[0].get<2>(), 8U);
+    EXPECT_EQ(std::get<8>(reply), 8080U);
 }

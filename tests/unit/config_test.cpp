@@ -586,12 +586,15 @@ TEST(ParseByteSize, RejectsMalformedOrOverflowingSizes)
 
 // --------------------------------------------------------- adapter fields
 
-TEST(ANetworkMode, IsHostOrOfflineAndNothingElse)
+TEST(ANetworkMode, IsHostOfflineOrGatewayAndNothingElse)
 {
     EXPECT_EQ(parse(kMinimal + "    network: host\n").adapters.at("claude").network, NetworkMode::Host);
     EXPECT_EQ(parse(kMinimal + "    network: offline\n").adapters.at("claude").network, NetworkMode::Offline);
-    EXPECT_CONFIG_ERROR(kMinimal + "    network: none\n", 8, "adapters.claude.network", "expected host or offline");
-    EXPECT_CONFIG_ERROR(kMinimal + "    network: Host\n", 8, "adapters.claude.network", "expected host or offline");
+    EXPECT_EQ(parse(kMinimal + "    network: gateway\n").adapters.at("claude").network, NetworkMode::Gateway);
+    EXPECT_CONFIG_ERROR(kMinimal + "    network: none\n", 8, "adapters.claude.network",
+                        "expected host, offline or gateway");
+    EXPECT_CONFIG_ERROR(kMinimal + "    network: Host\n", 8, "adapters.claude.network",
+                        "expected host, offline or gateway");
     EXPECT_CONFIG_ERROR(kMinimal + "    network: [host]\n", 8, "adapters.claude.network", "expected a string");
 }
 

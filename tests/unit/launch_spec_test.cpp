@@ -29,6 +29,7 @@ LaunchSpec full_spec()
     spec.dirs.relative = {"native-runtime/alice/home", "native-runtime/alice/chats/c-1/workspace"};
     spec.admission.queue_dir = "native-runtime/admission/claude";
     spec.checked_dirs = {{"/srv/work/alice", 64769, 1234567}, {"/var/lib/nr/sessions/alice", 1, 2}};
+    spec.gateway_port = 8080;
     return spec;
 }
 
@@ -42,6 +43,7 @@ void expect_same_spec(const LaunchSpec& a, const LaunchSpec& b)
     EXPECT_EQ(a.dirs.relative, b.dirs.relative);
     EXPECT_EQ(a.admission.queue_dir, b.admission.queue_dir);
     EXPECT_EQ(a.checked_dirs, b.checked_dirs);
+    EXPECT_EQ(a.gateway_port, b.gateway_port);
 }
 
 // The wire form of full_spec() with one change applied.
@@ -109,6 +111,16 @@ TEST(ALaunchSpecWire, NamesEachClaimArgument)
     EXPECT_EQ(wire.private_dirs, spec.dirs.relative);
     EXPECT_EQ(wire.admission_queue, spec.admission.queue_dir);
     EXPECT_EQ(wire.checked_dirs, spec.checked_dirs);
+    EXPECT_EQ(wire.gateway_port, spec.gateway_port);
+}
+
+TEST(ALaunchSpecWithoutAGateway, TravelsWithPortZero)
+{
+    auto spec = full_spec();
+    spec.gateway_port = 0;
+    const auto wire = encode_launch_spec(spec);
+    EXPECT_EQ(wire.gateway_port, 0U);
+    EXPECT_EQ(decode_launch_spec(wire).gateway_port, 0U);
 }
 
 // ------------------------------------------------------------- rejections

@@ -802,3 +802,154 @@ TEST(TheCanary, NeverRunsAsRootOrWithoutAnAdapter)
     c.adapters.clear();
     EXPECT_THROW((void)canary(c), Error);
 }
+
+namespace {
+
+constexpr const char* kGatewayToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+constexpr const char* kRealKey = "sk-REAL-provider-key-lives-only-in-the-gateway";
+
+// claude switched to `network: gateway` with Anthropic as its provider.
+Config gateway_config()
+{
+    auto c = config();
+    auto& claude = c.adapters.at("claude");
+    claude.network = NetworkMode::Gateway;
+    claude.credential_env.clear();
+    claude.egress.allow_hosts = {"api.anthropic.com", "statsig.anthropic.com"};
+    claude.egress.providers = {
+        {"api.anthropic.com", "anthropic-key", "x-api-key", "", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "/v1"}};
+    c.gateway.port = 8181;
+    return c;
+}
+
+SessionRequest gateway_request()
+{
+    auto r = request();
+    r.environment = {{"TERM", "xterm"}};
+    return r;
+}
+
+SessionPlan gateway_plan(const SessionRequest& r = gateway_request(), const std::string& gateway_token = kGatewayToken)
+{
+    return plan_session(gateway_config(), r, kUser, host(), kToken, gateway_token);
+}
+
+} // namespace
+
+TEST(AGatewaySession, KeepsTheNetworkNamespaceTheLauncherMadeForIt)
+{
+    const auto p = gateway_plan();
+    const auto& argv = p.launch.bwrap_argv;
+    EXPECT_THAT(argv, Contains("--unshare-all"));
+    EXPECT_THAT(argv, Contains("--share-net"));
+    EXPECT_THAT(argv, Not(Contains("--unshare-net")));
+    EXPECT_EQ(p.launch.gateway_port, 8181U);
+}
+
+TEST(AGatewaySession, GetsThePlaceholderTheBaseUrlAndTheProxyInItsEnvironment)
+{
+    const auto p = gateway_plan();
+    const auto& env = p.launch.environment;
+    EXPECT_THAT(env, Contains(std::string("ANTHROPIC_API_KEY=") + kGatewayToken));
+    EXPECT_THAT(env, Contains("ANTHROPIC_BASE_URL=http://127.0.0.1:8181/api.anthropic.com/v1"));
+    EXPECT_THAT(env, Contains("HTTPS_PROXY=http://127.0.0.1:8181"));
+    EXPECT_THAT(env, Contains("https_proxy=http://127.0.0.1:8181"));
+    EXPECT_THAT(env, Contains("NO_PROXY=127.0.0.1,localhost"));
+    EXPECT_THAT(env, Contains("no_proxy=127.0.0.1,localhost"));
+    EXPECT_THAT(env, Contains("TERM=xterm"));
+    EXPECT_TRUE(std::is_sorted(env.begin(), env.end()));
+}
+
+TEST(AGatewaySession, IsAllowedOnlyTheLoopbackAddressOfItsOwnNamespace)
+{
+    const auto p = gateway_plan();
+    const auto* deny = addresses(p, "IPAddressDeny");
+    ASSERT_NE(deny, nullptr);
+    EXPECT_EQ(deny->prefixes, (std::vector<IpPrefix>{parse_ip_prefix("0.0.0.0/0"), parse_ip_prefix("::/0")}));
+    const auto* allow = addresses(p, "IPAddressAllow");
+    ASSERT_NE(allow, nullptr);
+    EXPECT_EQ(allow->prefixes, (std::vector<IpPrefix>{parse_ip_prefix("127.0.0.1/32")}));
+}
+
+TEST(AGatewayToken, NeverAppearsInAnyUnitProperty)
+{
+    const auto p = gateway_plan();
+    ASSERT_THAT(p.launch.environment, Contains(std::string("ANTHROPIC_API_KEY=") + kGatewayToken));
+    const auto strings = all_property_strings(p);
+    ASSERT_THAT(strings, Contains(kToken)); // the walk does see property strings
+    for (const auto& s : strings) {
+        EXPECT_THAT(s, Not(HasSubstr(kGatewayToken)));
+        EXPECT_THAT(s, Not(HasSubstr("ANTHROPIC_API_KEY")));
+    }
+}
+
+TEST(AGatewaySessionsPlan, HoldsNoRealKeyAnywhere)
+{
+    // The config names only the credential; the real key is the gateway's.
+    const auto p = gateway_plan();
+    auto everything = all_property_strings(p);
+    everything.insert(everything.end(), p.launch.environment.begin(), p.launch.environment.end());
+    everything.insert(everything.end(), p.launch.bwrap_argv.begin(), p.launch.bwrap_argv.end());
+    for (const auto& s : everything) {
+        EXPECT_THAT(s, Not(HasSubstr(kRealKey)));
+        EXPECT_THAT(s, Not(HasSubstr("anthropic-key")));
+    }
+}
+
+TEST(AWorkerPassingTheProviderKey, IsRefusedForAGatewaySession)
+{
+    auto r = gateway_request();
+    r.environment["ANTHROPIC_API_KEY"] = kRealKey;
+    const auto e = nr::test::error_from([&] { (void)gateway_plan(r); });
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->kind(), ErrorKind::InvalidEnvironment);
+}
+
+TEST(AWorkerPassingAProxy, IsRefusedForAGatewaySessionEvenWhenProxiesAreAllowed)
+{
+    auto c = gateway_config();
+    c.proxy_env = true;
+    for (const auto* name : {"HTTPS_PROXY", "https_proxy", "NO_PROXY", "ALL_PROXY"}) {
+        auto r = gateway_request();
+        r.environment[name] = "http://evil.example:3128";
+        const auto e = nr::test::error_from([&] { (void)plan_session(c, r, kUser, host(), kToken, kGatewayToken); });
+        ASSERT_TRUE(e.has_value()) << name;
+        EXPECT_EQ(e->kind(), ErrorKind::InvalidEnvironment) << name;
+    }
+}
+
+TEST(AGatewaySessionWithoutAWellFormedToken, IsNotPlanned)
+{
+    for (const std::string& token : std::vector<std::string>{"", "short", std::string(64, 'G')}) {
+        const auto e = nr::test::error_from([&] { (void)gateway_plan(gateway_request(), token); });
+        ASSERT_TRUE(e.has_value()) << token;
+        EXPECT_EQ(e->kind(), ErrorKind::LaunchFailed);
+    }
+}
+
+TEST(ASessionWithoutTheGateway, HasNoGatewayPortAndNoProxy)
+{
+    const auto p = plan();
+    EXPECT_EQ(p.launch.gateway_port, 0U);
+    for (const auto& entry : p.launch.environment) {
+        EXPECT_THAT(entry, Not(HasSubstr("PROXY")));
+    }
+}
+
+TEST(TheCanaryOfAGatewayAdapter, RunsOfflineBecauseNoGatewayIsRegisteredForIt)
+{
+    const auto p = plan_canary(gateway_config(), kUser, host(), kToken, "/usr/bin/true");
+    EXPECT_THAT(p.launch.bwrap_argv, Not(Contains("--share-net")));
+    EXPECT_EQ(p.launch.gateway_port, 0U);
+    const auto* deny = addresses(p, "IPAddressDeny");
+    ASSERT_NE(deny, nullptr);
+    EXPECT_EQ(addresses(p, "IPAddressAllow"), nullptr);
+}
+
+TEST(AGatewaySessionsUnit, StartsTheLauncherWithTheClaimTokenAndTheGatewayPort)
+{
+    const auto p = gateway_plan();
+    const auto* exec = value_of<ExecCommand>(p, "ExecStart");
+    ASSERT_NE(exec, nullptr);
+    EXPECT_THAT(exec->argv, ElementsAre(kLauncher, "--claim", kToken, "--gateway-port", "8181"));
+}

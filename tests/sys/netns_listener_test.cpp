@@ -1,0 +1,194 @@
+// The gateway session's network namespace (sys/netns_listener.h), made by a
+// child that is what a session's launcher is: `nobody`, no_new_privs,
+// dumpable (as systemd's exec leaves it). The parent, root on the host's
+// network, stands for the helper and the gateway: it receives the listener
+// and accepts on it.
+
+#include "sys/netns_listener.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+namespace {
+
+using nr::sys::UniqueFd;
+
+constexpr std::uint16_t kPort = 18080;
+constexpr uid_t kNobody = 65534;
+
+struct ChildReport {
+    int step_errno = 0;      // 0: namespace and listener made
+    int inside_connect = -1; // errno of connect(127.0.0.1:kPort) inside, 0 = connected
+    int host_connect = -1;   // errno of connect to the parent's listener on the host's 127.0.0.1
+};
+
+void send_fd(int channel, int fd)
+{
+    char byte = 'L';
+    iovec iov{&byte, 1};
+    std::array<char, CMSG_SPACE(sizeof(int))> control{};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    auto* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+    (void)sendmsg(channel, &msg, 0);
+}
+
+UniqueFd receive_fd(int channel)
+{
+    char byte = 0;
+    iovec iov{&byte, 1};
+    std::array<char, CMSG_SPACE(sizeof(int))> control{};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    if (recvmsg(channel, &msg, MSG_CMSG_CLOEXEC) != 1) {
+        return UniqueFd();
+    }
+    auto* cmsg = CMSG_FIRSTHDR(&msg);
+    if (cmsg == nullptr || cmsg->cmsg_type != SCM_RIGHTS) {
+        return UniqueFd();
+    }
+    int fd = -1;
+    std::memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+    return UniqueFd(fd);
+}
+
+int connect_errno(std::uint16_t port)
+{
+    const UniqueFd sock(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): sockaddr ABI
+    return connect(sock.get(), reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0 ? 0 : errno;
+}
+
+[[noreturn]] void report_and_exit(int channel, const ChildReport& report, int status)
+{
+    if (write(channel, &report, sizeof(report)) != static_cast<ssize_t>(sizeof(report))) {
+        _exit(2);
+    }
+    _exit(status);
+}
+
+// The child's side: the launcher's step, then the two connects once the
+// parent says where its host listener is.
+[[noreturn]] void run_child(int channel)
+{
+    ChildReport report;
+    if (setresgid(kNobody, kNobody, kNobody) != 0 || setresuid(kNobody, kNobody, kNobody) != 0 ||
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) {
+        report.step_errno = errno;
+        report_and_exit(channel, report, 1);
+    }
+    try {
+        nr::sys::enter_private_network();
+        auto listener = nr::sys::listen_on_loopback(kPort);
+        send_fd(channel, listener.get());
+        // The launcher keeps no copy of the listener.
+    } catch (const std::exception&) {
+        report.step_errno = errno == 0 ? EIO : errno;
+        report_and_exit(channel, report, 1);
+    }
+    std::uint16_t host_port = 0;
+    if (read(channel, &host_port, sizeof(host_port)) != sizeof(host_port)) {
+        _exit(1);
+    }
+    report.inside_connect = connect_errno(kPort);
+    report.host_connect = connect_errno(host_port);
+    report_and_exit(channel, report, 0);
+}
+
+ino_t net_namespace_of(const std::string& pid)
+{
+    struct stat st {};
+    return stat(("/proc/" + pid + "/ns/net").c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+} // namespace
+
+TEST(AGatewayListener, IsMadeInTheSessionsOwnNamespaceAndAcceptsOnlyFromThere)
+{
+    if (geteuid() != 0) {
+        GTEST_SKIP() << "dropping to nobody needs root";
+    }
+    // The control: a listener on the host's loopback, which the session's
+    // namespace must not reach.
+    const UniqueFd host_listener(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in host_address{};
+    host_address.sin_family = AF_INET;
+    host_address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(host_address);
+    // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): sockaddr ABI
+    ASSERT_EQ(bind(host_listener.get(), reinterpret_cast<sockaddr*>(&host_address), sizeof(host_address)), 0);
+    ASSERT_EQ(listen(host_listener.get(), 4), 0);
+    ASSERT_EQ(getsockname(host_listener.get(), reinterpret_cast<sockaddr*>(&host_address), &length), 0);
+    // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+    ASSERT_EQ(connect_errno(ntohs(host_address.sin_port)), 0) << "the control listener is reachable on the host";
+
+    std::array<int, 2> pair{};
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair.data()), 0);
+    const UniqueFd parent_end(pair[0]);
+    UniqueFd child_end(pair[1]);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        run_child(child_end.get());
+    }
+    child_end.reset();
+
+    const auto listener = receive_fd(parent_end.get());
+    ASSERT_TRUE(listener.valid()) << "the child made no listener";
+    EXPECT_NE(net_namespace_of(std::to_string(child)), net_namespace_of("self")) << "another network namespace";
+
+    int accepting = 0;
+    socklen_t size = sizeof(accepting);
+    ASSERT_EQ(getsockopt(listener.get(), SOL_SOCKET, SO_ACCEPTCONN, &accepting, &size), 0);
+    EXPECT_EQ(accepting, 1) << "the passed socket is listening";
+    sockaddr_in bound{};
+    length = sizeof(bound);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): sockaddr ABI
+    ASSERT_EQ(getsockname(listener.get(), reinterpret_cast<sockaddr*>(&bound), &length), 0);
+    EXPECT_EQ(ntohl(bound.sin_addr.s_addr), INADDR_LOOPBACK);
+    EXPECT_EQ(ntohs(bound.sin_port), kPort);
+
+    const auto host_port = ntohs(host_address.sin_port);
+    ASSERT_EQ(write(parent_end.get(), &host_port, sizeof(host_port)), static_cast<ssize_t>(sizeof(host_port)));
+    pollfd ready{listener.get(), POLLIN, 0};
+    ASSERT_EQ(poll(&ready, 1, 5000), 1) << "no connection arrived from inside";
+    const UniqueFd accepted(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    EXPECT_TRUE(accepted.valid()) << "the parent accepts what the child's namespace sent";
+
+    ChildReport report;
+    ASSERT_EQ(read(parent_end.get(), &report, sizeof(report)), static_cast<ssize_t>(sizeof(report)));
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_EQ(report.step_errno, 0) << std::strerror(report.step_errno);
+    EXPECT_EQ(report.inside_connect, 0) << std::strerror(report.inside_connect);
+    EXPECT_EQ(report.host_connect, ECONNREFUSED)
+        << "the host's loopback is another namespace's: " << std::strerror(report.host_connect);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}

@@ -1,0 +1,243 @@
+// The `network: gateway` keys: an adapter's `egress:` section and the
+// top-level `gateway:` section (docs/configuration.md).
+#include "core/config.h"
+
+#include "config_fixtures.h"
+#include "test_support.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace nr::core;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+namespace {
+
+using nr::test::kConfigSource;
+using nr::test::parse;
+
+// Lines 1-7 as minimal_config(); line 8 is `network: gateway`, so an
+// appended `    egress:` starts at line 9.
+const std::string kGatewayAdapter = nr::test::minimal_config() + "    network: gateway\n";
+
+// An egress section with one provider: its keys from line 10 on.
+const std::string kOneProvider = kGatewayAdapter + "    egress:\n"                                 // 9
+                                                   "      allow_hosts: [api.anthropic.com]\n"      // 10
+                                                   "      providers:\n"                            // 11
+                                                   "        - host: api.anthropic.com\n"           // 12
+                                                   "          credential: anthropic-key\n"         // 13
+                                                   "          key_env: ANTHROPIC_API_KEY\n"        // 14
+                                                   "          base_url_env: ANTHROPIC_BASE_URL\n"; // 15
+
+void expect_config_error(const std::string& yaml, int line, const std::string& key, const std::string& problem)
+{
+    const auto e = nr::test::error_from([&] { (void)parse(yaml); });
+    ASSERT_TRUE(e.has_value()) << "accepted:\n" << yaml;
+    EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid) << e->what();
+    EXPECT_THAT(e->what(), StartsWith(std::string(kConfigSource) + ":" + std::to_string(line) + ": " + key + ": "));
+    EXPECT_THAT(e->what(), HasSubstr(problem));
+}
+
+#define EXPECT_CONFIG_ERROR(yaml, line, key, problem)                                                                  \
+    do {                                                                                                               \
+        SCOPED_TRACE("expected " + std::string(key) + " at line " + std::to_string(line));                             \
+        expect_config_error(yaml, line, key, problem);                                                                 \
+    } while (false)
+
+const char* const kProviders = "adapters.claude.egress.providers";
+
+} // namespace
+
+TEST(AGatewayAdapter, IsReadWithItsEgressPolicyAndTheProviderDefaults)
+{
+    const auto c = parse(kOneProvider + "      allow_addresses: [10.1.2.0/24]\n");
+    const auto& claude = c.adapters.at("claude");
+    EXPECT_EQ(claude.network, NetworkMode::Gateway);
+    EXPECT_THAT(claude.egress.allow_hosts, ElementsAre("api.anthropic.com"));
+    EXPECT_EQ(claude.egress.allow_addresses, (std::vector<IpPrefix>{parse_ip_prefix("10.1.2.0/24")}));
+    ASSERT_EQ(claude.egress.providers.size(), 1U);
+    const auto& route = claude.egress.providers.front();
+    EXPECT_EQ(route, (ProviderRoute{"api.anthropic.com", "anthropic-key", "Authorization", "Bearer",
+                                    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", ""}));
+}
+
+TEST(AProvider, TakesItsHeaderSchemeAndBasePath)
+{
+    const auto c = parse(kOneProvider + "          header: x-api-key\n"
+                                        "          scheme: \"\"\n"
+                                        "          base_path: /v1\n");
+    const auto& route = c.adapters.at("claude").egress.providers.front();
+    EXPECT_EQ(route.header, "x-api-key");
+    EXPECT_EQ(route.scheme, "");
+    EXPECT_EQ(route.base_path, "/v1");
+}
+
+TEST(AGatewayAdapterWithoutEgress, IsOfflineThroughTheGateway)
+{
+    const auto c = parse(kGatewayAdapter);
+    EXPECT_EQ(c.adapters.at("claude").network, NetworkMode::Gateway);
+    EXPECT_THAT(c.adapters.at("claude").egress.allow_hosts, IsEmpty());
+    EXPECT_THAT(c.adapters.at("claude").egress.providers, IsEmpty());
+}
+
+TEST(AnUnknownNetworkMode, IsRefusedNamingTheThreeModes)
+{
+    EXPECT_CONFIG_ERROR(nr::test::minimal_config() + "    network: proxy\n", 8, "adapters.claude.network",
+                        "expected host, offline or gateway");
+}
+
+TEST(AnEgressSection, IsRefusedWithoutNetworkGateway)
+{
+    for (const auto* mode : {"host", "offline"}) {
+        EXPECT_CONFIG_ERROR(nr::test::minimal_config() + "    network: " + mode +
+                                "\n    egress:\n      allow_hosts: [api.openai.com]\n",
+                            10, "adapters.claude.egress", "only adapters with network: gateway");
+    }
+    EXPECT_CONFIG_ERROR(nr::test::minimal_config() + "    egress:\n      allow_hosts: [api.openai.com]\n", 9,
+                        "adapters.claude.egress", "only adapters with network: gateway");
+}
+
+TEST(AnUnknownEgressOrProviderKey, IsRefused)
+{
+    EXPECT_CONFIG_ERROR(kOneProvider + "      deny_hosts: [x]\n", 16, "adapters.claude.egress.deny_hosts",
+                        "unknown key");
+    EXPECT_CONFIG_ERROR(kOneProvider + "          token: x\n", 16, std::string(kProviders) + ".token", "unknown key");
+}
+
+TEST(AnAllowedHost, MustBeAnExactLowerCaseName)
+{
+    for (const auto* host : {"*.openai.com", "API.openai.com", "10.0.0.1", "api.openai.com.", "a b"}) {
+        SCOPED_TRACE(host);
+        const auto e = nr::test::error_from(
+            [&] { (void)parse(kGatewayAdapter + "    egress:\n      allow_hosts: ['" + host + "']\n"); });
+        ASSERT_TRUE(e.has_value());
+        EXPECT_THAT(e->what(), StartsWith("cfg.yaml:10: adapters.claude.egress.allow_hosts: "));
+    }
+}
+
+TEST(AnAllowedHostListedTwice, IsRefused)
+{
+    EXPECT_CONFIG_ERROR(kGatewayAdapter + "    egress:\n      allow_hosts:\n        - api.openai.com\n"
+                                          "        - api.openai.com\n",
+                        12, "adapters.claude.egress.allow_hosts", "listed twice");
+}
+
+TEST(AProviderHost, MustBeOnTheAllowList)
+{
+    EXPECT_CONFIG_ERROR(kGatewayAdapter + "    egress:\n"
+                                          "      allow_hosts: [api.openai.com]\n"
+                                          "      providers:\n"
+                                          "        - host: api.anthropic.com\n"
+                                          "          credential: k\n"
+                                          "          key_env: A_KEY\n"
+                                          "          base_url_env: A_URL\n",
+                        12, std::string(kProviders) + ".host", "is not in adapters.claude.egress.allow_hosts");
+}
+
+TEST(AProviderWithoutItsRequiredKeys, IsRefused)
+{
+    const auto base = kGatewayAdapter + "    egress:\n      allow_hosts: [h.example]\n      providers:\n";
+    EXPECT_CONFIG_ERROR(base + "        - host: h.example\n          key_env: K\n          base_url_env: U\n", 12,
+                        std::string(kProviders) + ".credential", "missing required key");
+    EXPECT_CONFIG_ERROR(base + "        - host: h.example\n          credential: c\n          base_url_env: U\n", 12,
+                        std::string(kProviders) + ".key_env", "missing required key");
+}
+
+TEST(ACredentialName, IsLimitedToTheCharactersOfSystemdCredentials)
+{
+    auto yaml = kOneProvider;
+    yaml.replace(yaml.find("anthropic-key"), 13, "../etc/shadow");
+    EXPECT_CONFIG_ERROR(yaml, 13, std::string(kProviders) + ".credential", "[A-Za-z0-9_.-]");
+}
+
+TEST(AHeaderOrScheme, MustBeAnHttpToken)
+{
+    EXPECT_CONFIG_ERROR(kOneProvider + "          header: \"X-Key: injected\"\n", 16,
+                        std::string(kProviders) + ".header", "HTTP header name");
+    EXPECT_CONFIG_ERROR(kOneProvider + "          scheme: \"Bearer x\"\n", 16, std::string(kProviders) + ".scheme",
+                        "authentication scheme");
+}
+
+TEST(ABasePath, IsEmptyOrAPlainAbsolutePath)
+{
+    for (const auto* path : {"v1", "/v1?x=1", "/../other", "//evil", "/v1/.."}) {
+        SCOPED_TRACE(path);
+        EXPECT_CONFIG_ERROR(kOneProvider + "          base_path: '" + path + "'\n", 16,
+                            std::string(kProviders) + ".base_path", "expected empty or a path");
+    }
+}
+
+TEST(AKeyOrBaseUrlVariable, MustBeAValidNameNotForbiddenAndNotComputed)
+{
+    auto with_key_env = [](const std::string& name) {
+        auto yaml = kOneProvider;
+        yaml.replace(yaml.find("ANTHROPIC_API_KEY"), 17, name);
+        return yaml;
+    };
+    EXPECT_CONFIG_ERROR(with_key_env("1KEY"), 14, std::string(kProviders) + ".key_env", "environment variable name");
+    EXPECT_CONFIG_ERROR(with_key_env("LD_PRELOAD"), 14, std::string(kProviders) + ".key_env", "forbidden");
+    EXPECT_CONFIG_ERROR(with_key_env("HTTPS_PROXY"), 14, std::string(kProviders) + ".key_env", "proxy variable");
+    EXPECT_CONFIG_ERROR(with_key_env("HOME"), 14, std::string(kProviders) + ".key_env", "computed");
+    EXPECT_CONFIG_ERROR(with_key_env("ANTHROPIC_BASE_URL"), 15, std::string(kProviders) + ".base_url_env",
+                        "set by another provider entry");
+}
+
+TEST(AKeyVariable, MayNotAlsoBeACredentialTheWorkerPasses)
+{
+    // The real key would otherwise reach the session beside the placeholder.
+    EXPECT_CONFIG_ERROR(kOneProvider + "    credential_env: [ANTHROPIC_API_KEY]\n", 14,
+                        std::string(kProviders) + ".key_env", "also in credential_env");
+}
+
+TEST(AKeyVariable, MayNotBeAMasterSecretOrTheMcpToken)
+{
+    auto with_sandbox_key = [](const std::string& line) {
+        auto yaml = kOneProvider;
+        const std::string grants = "  read_only_paths: [/usr]\n";
+        yaml.replace(yaml.find(grants), grants.size(), grants + line); // key_env moves to line 15
+        return yaml;
+    };
+    EXPECT_CONFIG_ERROR(with_sandbox_key("  forbidden_env: [ANTHROPIC_API_KEY]\n"), 15,
+                        std::string(kProviders) + ".key_env", "sandbox.forbidden_env");
+    EXPECT_CONFIG_ERROR(with_sandbox_key("  mcp_token_env: ANTHROPIC_BASE_URL\n"), 16,
+                        std::string(kProviders) + ".base_url_env", "sandbox.mcp_token_env");
+}
+
+TEST(TheGatewaySection, HasDocumentedDefaults)
+{
+    const auto c = parse(nr::test::minimal_config());
+    EXPECT_EQ(c.gateway.port, 8080U);
+    EXPECT_EQ(c.gateway.max_header_bytes, 16ULL << 10U);
+    EXPECT_EQ(c.gateway.max_request_bytes, 4ULL << 20U);
+    EXPECT_EQ(c.gateway.max_response_bytes, 64ULL << 20U);
+    EXPECT_EQ(c.gateway.control_socket, "/run/native-runtime-gateway/control");
+}
+
+TEST(TheGatewaySection, IsRead)
+{
+    const auto c = parse("gateway:\n"
+                         "  port: 9000\n"
+                         "  max_header_bytes: 32K\n"
+                         "  max_request_bytes: 8M\n"
+                         "  max_response_bytes: 1G\n"
+                         "  control_socket: /run/test-gateway/control\n" +
+                         nr::test::minimal_config());
+    EXPECT_EQ(c.gateway, (GatewaySettings{9000, 32ULL << 10U, 8ULL << 20U, 1ULL << 30U, "/run/test-gateway/control"}));
+}
+
+TEST(TheGatewaySection, RefusesBadValues)
+{
+    const auto cfg = nr::test::minimal_config();
+    EXPECT_CONFIG_ERROR("gateway:\n  port: 0\n" + cfg, 2, "gateway.port", "1 to 65535");
+    EXPECT_CONFIG_ERROR("gateway:\n  port: 65536\n" + cfg, 2, "gateway.port", "65535");
+    EXPECT_CONFIG_ERROR("gateway:\n  max_request_bytes: 0\n" + cfg, 2, "gateway.max_request_bytes",
+                        "greater than zero");
+    EXPECT_CONFIG_ERROR("gateway:\n  max_response_bytes: lots\n" + cfg, 2, "gateway.max_response_bytes", "512M");
+    EXPECT_CONFIG_ERROR("gateway:\n  control_socket: run/gw\n" + cfg, 2, "gateway.control_socket", "");
+    EXPECT_CONFIG_ERROR("gateway:\n  budget: 5\n" + cfg, 2, "gateway.budget", "unknown key");
+}
