@@ -363,6 +363,8 @@ class ARequestOverTheLimit : public GatewayTest {};
 class ANameResolvingToLoopback : public GatewayTest {};
 class ARegistration : public GatewayTest {};
 class AnAnswerOverTheLimit : public GatewayTest {};
+class AMissingCredential : public GatewayTest {};
+class AControlPeerOtherThanRoot : public GatewayTest {};
 
 } // namespace
 
@@ -554,4 +556,53 @@ TEST_F(AnAnswerOverTheLimit, IsCut)
     EXPECT_EQ(environment().seen("answer-large").size(), 1U);
     EXPECT_LT(body_of(large).size(), 3U << 20U);
     EXPECT_LE(large.size(), (1U << 20U) + 4096U);
+}
+
+TEST_F(AMissingCredential, IsNamedInA502AndTheUpstreamSeesNothing)
+{
+    auto absent = session("absent-key.service", '9', true, true);
+    absent.egress.providers[0].credential = "absent-key";
+    const auto port = register_session(absent);
+    const auto response = round_trip(port, get(provider_path("/json"), "absent-key", "Bearer " + token_of('9')));
+    EXPECT_EQ(status_line(response), "HTTP/1.1 502 Bad Gateway") << response;
+    EXPECT_NE(body_of(response).find("absent-key"), std::string::npos) << response;
+    EXPECT_TRUE(environment().seen("absent-key").empty());
+    // Control: the same request shape with the stored credential passes.
+    const auto control_port = provider_session("present-key.service", '0');
+    const auto passed = round_trip(control_port, get(provider_path("/json"), "present-key", "Bearer " + token_of('0')));
+    EXPECT_EQ(status_line(passed), "HTTP/1.1 200 OK") << passed;
+}
+
+TEST_F(AControlPeerOtherThanRoot, GetsNoAnswerAndRegistersNothing)
+{
+    const auto attempt = [](uid_t uid, const std::string& unit) {
+        const pid_t child = fork();
+        if (child == 0) {
+            if (uid != 0 && (setgid(uid) != 0 || setuid(uid) != 0)) {
+                _exit(3);
+            }
+            auto s = session(unit, 'f', true, true);
+            auto listener = make_listener();
+            const auto reply = control(nr::core::encode_gateway_register(s), listener.fd.get());
+            // Closed unanswered: before the send (EPIPE) or after it.
+            const bool closed = reply == "no reply" || reply.rfind("sendmsg: ", 0) == 0;
+            _exit(reply == "ok\n" ? 0 : closed ? 1 : 2);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    };
+    // The socket's mode keeps other users out already; opened up here so
+    // that the gateway's own SO_PEERCRED check is what refuses.
+    const auto path = environment().tree().at("control");
+    ASSERT_EQ(chmod(path.c_str(), 0666), 0);
+    ASSERT_EQ(chmod(environment().tree().path().c_str(), 0755), 0);
+    const int nobody = attempt(65534, "nobody.service");
+    chmod(path.c_str(), 0600);
+    chmod(environment().tree().path().c_str(), 0700);
+    EXPECT_EQ(nobody, 1) << "1: closed without an answer; 2: could not connect";
+    EXPECT_EQ(attempt(0, "root.service"), 0); // control: the same message from root
+    // Had nobody's registration gone through, the unit would now be known.
+    EXPECT_EQ(control(nr::core::encode_gateway_revoke("nobody.service"), -1).rfind("error ", 0), 0U);
+    EXPECT_EQ(control(nr::core::encode_gateway_revoke("root.service"), -1), "ok\n");
 }
