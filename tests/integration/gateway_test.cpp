@@ -316,3 +316,93 @@ TEST_F(AGatewaySession, KeepsTheListenBan)
     const auto outcome = run(as_user(kWorker, ctl_run("alice", "gwlisten", "probe-gateway", {"nr-probe", "listen"})));
     EXPECT_EQ(parse_lines(outcome.out)["listen"], "EPERM") << outcome.out << outcome.err;
 }
+
+// --- The real clients ------------------------------------------------------
+
+namespace {
+
+std::string workspace_of(const std::string& owner, const std::string& chat)
+{
+    return std::string(kDataDir) + "/native-runtime/" + owner + "/chats/" + chat + "/workspace";
+}
+
+std::string read_text(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The turn both clients run: write a file in the workspace, then read it.
+ScriptedTurn gateway_turn(const std::string& who)
+{
+    return {"TURN-GATEWAY",
+            {"echo made-through-the-gateway-by-" + who + " > gw-note.txt && cat gw-note.txt"},
+            "gateway turn complete"};
+}
+
+void expect_gateway_turn(const std::string& who, const std::string& chat, const Outcome& outcome,
+                         const ModelEndpoint& endpoint)
+{
+    EXPECT_EQ(outcome.status, 0) << outcome.err << endpoint.exchanges();
+    EXPECT_TRUE(contains(outcome.out, "gateway turn complete")) << outcome.out << outcome.err;
+    EXPECT_TRUE(contains(outcome.out, "made-through-the-gateway-by-" + who)) << outcome.out;
+    EXPECT_EQ(read_text(workspace_of("alice", chat) + "/gw-note.txt"), "made-through-the-gateway-by-" + who + "\n");
+    // Every request reached the upstream with the real key, which the
+    // client never had: the worker passed it nothing.
+    const auto log = endpoint.exchanges();
+    EXPECT_TRUE(contains(log, "\"authorized\": true")) << log;
+    EXPECT_FALSE(contains(log, "\"authorized\": false")) << log;
+}
+
+} // namespace
+
+TEST_F(AGatewaySession, CarriesACodexTurnWithTheKeyOnlyInTheGateway)
+{
+    const auto endpoint = upstream();
+    endpoint->script({gateway_turn("codex")});
+    const std::string base_url =
+        "http://127.0.0.1:8080/" + std::string(kUpstreamName) + ":" + std::to_string(kUpstreamPort) + "/v1";
+    const auto outcome = run(
+        as_user(kWorker,
+                {kCtl,
+                 "run",
+                 "--owner",
+                 "alice",
+                 "--chat",
+                 "gwcodex",
+                 "--adapter",
+                 "codex-gateway",
+                 "--",
+                 "codex",
+                 "exec",
+                 "--skip-git-repo-check",
+                 "-c",
+                 "model_provider=mock",
+                 "-c",
+                 "model_providers.mock={name=\"mock\",base_url=\"" + base_url +
+                     "\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\",request_max_retries=0,stream_max_retries=0}",
+                 "-c",
+                 "sandbox_mode=\"workspace-write\"",
+                 "-c",
+                 "analytics.enabled=false",
+                 "-c",
+                 "features.plugins=false",
+                 "TURN-GATEWAY: run the command"}));
+    expect_gateway_turn("codex", "gwcodex", outcome, *endpoint);
+}
+
+TEST_F(AGatewaySession, CarriesAClaudeCodeTurnWithTheKeyOnlyInTheGateway)
+{
+    const std::string dir = kTestDir;
+    const ModelEndpoint endpoint(
+        "anthropic", real_key_,
+        EndpointListen{"127.0.0.1", kUpstreamPort, dir + "/upstream.pem", dir + "/upstream.key"});
+    endpoint.script({gateway_turn("claude")});
+    const auto outcome = run(as_user(kWorker, {kCtl, "run", "--owner", "alice", "--chat", "gwclaude", "--adapter",
+                                               "claude-gateway", "--env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+                                               "--", "claude", "-p", "TURN-GATEWAY: run the command", "--allowedTools",
+                                               "Bash", "--settings", R"({"sandbox":{"enabled":false}})"}));
+    expect_gateway_turn("claude", "gwclaude", outcome, endpoint);
+}
