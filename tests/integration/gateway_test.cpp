@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <sstream>
 
@@ -356,22 +357,18 @@ void expect_gateway_turn(const std::string& who, const std::string& chat, const 
     EXPECT_FALSE(contains(log, "\"authorized\": false")) << log;
 }
 
-} // namespace
-
-TEST_F(AGatewaySession, CarriesACodexTurnWithTheKeyOnlyInTheGateway)
+Outcome codex_through_gateway(const std::string& chat, const std::string& prompt)
 {
-    const auto endpoint = upstream();
-    endpoint->script({gateway_turn("codex")});
     const std::string base_url =
         "http://127.0.0.1:8080/" + std::string(kUpstreamName) + ":" + std::to_string(kUpstreamPort) + "/v1";
-    const auto outcome = run(
+    return run(
         as_user(kWorker,
                 {kCtl,
                  "run",
                  "--owner",
                  "alice",
                  "--chat",
-                 "gwcodex",
+                 chat,
                  "--adapter",
                  "codex-gateway",
                  "--",
@@ -389,8 +386,51 @@ TEST_F(AGatewaySession, CarriesACodexTurnWithTheKeyOnlyInTheGateway)
                  "analytics.enabled=false",
                  "-c",
                  "features.plugins=false",
-                 "TURN-GATEWAY: run the command"}));
-    expect_gateway_turn("codex", "gwcodex", outcome, *endpoint);
+                 prompt}));
+}
+
+// Claude's own sandbox stays off, as in agent_turns_test.cpp (it cannot
+// start in a session; docs/adapters.md).
+Outcome claude_through_gateway(const std::string& chat, const std::string& prompt)
+{
+    return run(as_user(kWorker, {kCtl, "run", "--owner", "alice", "--chat", chat, "--adapter", "claude-gateway",
+                                 "--env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "--", "claude", "-p", prompt,
+                                 "--allowedTools", "Bash", "--settings", R"({"sandbox":{"enabled":false}})"}));
+}
+
+// agent_turns_test.cpp's known-exposure scan: every API key variable in
+// any visible process's environment, sent back to the model.
+ScriptedTurn credential_scan_turn()
+{
+    return {"TURN-CREDENTIAL",
+            {"for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null | "
+             "grep -E '^(OPENAI|ANTHROPIC)_API_KEY=' | sed \"s|^|$f |\"; done | sort -u | head -n 4; "
+             "echo environ-scan-done"},
+            "credential scan complete"};
+}
+
+void expect_exposure_closed(const std::string& client, const std::string& key, const Outcome& outcome,
+                            const ModelEndpoint& endpoint)
+{
+    const bool exposed = contains(outcome.out, key) || contains(endpoint.exchanges(), key);
+    std::cout << (exposed ? "KNOWN EXPOSURE: " : "CLOSED: ") << client
+              << " through the egress gateway: a model-run tool in the session "
+              << (exposed ? "read the real API key" : "found only the session's placeholder, not the real API key")
+              << " (docs/security-model.md, \"Known exposure\")\n";
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_TRUE(contains(outcome.out, "environ-scan-done")) << "control: the scan ran: " << outcome.out;
+    EXPECT_TRUE(contains(outcome.out, "_API_KEY=")) << "control: the scan found the variable: " << outcome.out;
+    EXPECT_FALSE(exposed);
+}
+
+} // namespace
+
+TEST_F(AGatewaySession, CarriesACodexTurnWithTheKeyOnlyInTheGateway)
+{
+    const auto endpoint = upstream();
+    endpoint->script({gateway_turn("codex")});
+    expect_gateway_turn("codex", "gwcodex", codex_through_gateway("gwcodex", "TURN-GATEWAY: run the command"),
+                        *endpoint);
 }
 
 TEST_F(AGatewaySession, CarriesAClaudeCodeTurnWithTheKeyOnlyInTheGateway)
@@ -400,9 +440,25 @@ TEST_F(AGatewaySession, CarriesAClaudeCodeTurnWithTheKeyOnlyInTheGateway)
         "anthropic", real_key_,
         EndpointListen{"127.0.0.1", kUpstreamPort, dir + "/upstream.pem", dir + "/upstream.key"});
     endpoint.script({gateway_turn("claude")});
-    const auto outcome = run(as_user(kWorker, {kCtl, "run", "--owner", "alice", "--chat", "gwclaude", "--adapter",
-                                               "claude-gateway", "--env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-                                               "--", "claude", "-p", "TURN-GATEWAY: run the command", "--allowedTools",
-                                               "Bash", "--settings", R"({"sandbox":{"enabled":false}})"}));
-    expect_gateway_turn("claude", "gwclaude", outcome, endpoint);
+    expect_gateway_turn("claude", "gwclaude", claude_through_gateway("gwclaude", "TURN-GATEWAY: run the command"),
+                        endpoint);
+}
+
+TEST_F(AGatewaySession, ClosesTheKnownExposureForCodex)
+{
+    const auto endpoint = upstream();
+    endpoint->script({credential_scan_turn()});
+    expect_exposure_closed("codex", real_key_, codex_through_gateway("gwcodexscan", "TURN-CREDENTIAL please"),
+                           *endpoint);
+}
+
+TEST_F(AGatewaySession, ClosesTheKnownExposureForClaudeCode)
+{
+    const std::string dir = kTestDir;
+    const ModelEndpoint endpoint(
+        "anthropic", real_key_,
+        EndpointListen{"127.0.0.1", kUpstreamPort, dir + "/upstream.pem", dir + "/upstream.key"});
+    endpoint.script({credential_scan_turn()});
+    expect_exposure_closed("claude", real_key_, claude_through_gateway("gwclaudescan", "TURN-CREDENTIAL please"),
+                           endpoint);
 }
