@@ -85,7 +85,7 @@ void send_descriptor(int socket, int fd)
     std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
     while (sendmsg(socket, &msg, MSG_NOSIGNAL) < 0) {
         if (errno != EINTR) {
-            fail(ErrorKind::LaunchFailed, std::string("sending the seccomp listener: ") + std::strerror(errno));
+            fail(ErrorKind::LaunchFailed, std::string("sending a descriptor (SCM_RIGHTS): ") + std::strerror(errno));
         }
     }
 }
