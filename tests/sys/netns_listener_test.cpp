@@ -5,6 +5,7 @@
 // and accepts on it.
 
 #include "sys/netns_listener.h"
+#include "sys/seccomp_notify.h"
 
 #include <gtest/gtest.h>
 
@@ -34,46 +35,6 @@ struct ChildReport {
     int inside_connect = -1; // errno of connect(127.0.0.1:kPort) inside, 0 = connected
     int host_connect = -1;   // errno of connect to the parent's listener on the host's 127.0.0.1
 };
-
-void send_fd(int channel, int fd)
-{
-    char byte = 'L';
-    iovec iov{&byte, 1};
-    std::array<char, CMSG_SPACE(sizeof(int))> control{};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
-    auto* cmsg = CMSG_FIRSTHDR(&msg);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-    (void)sendmsg(channel, &msg, 0);
-}
-
-UniqueFd receive_fd(int channel)
-{
-    char byte = 0;
-    iovec iov{&byte, 1};
-    std::array<char, CMSG_SPACE(sizeof(int))> control{};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
-    if (recvmsg(channel, &msg, MSG_CMSG_CLOEXEC) != 1) {
-        return UniqueFd();
-    }
-    auto* cmsg = CMSG_FIRSTHDR(&msg);
-    if (cmsg == nullptr || cmsg->cmsg_type != SCM_RIGHTS) {
-        return UniqueFd();
-    }
-    int fd = -1;
-    std::memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-    return UniqueFd(fd);
-}
 
 int connect_errno(std::uint16_t port)
 {
@@ -105,9 +66,16 @@ int connect_errno(std::uint16_t port)
         report_and_exit(channel, report, 1);
     }
     try {
-        nr::sys::enter_private_network();
+        // The launcher's order: the namespace made while still dumpable,
+        // joined once non-dumpable (as while it holds the spec).
+        const auto network = nr::sys::make_private_network();
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+            report.step_errno = errno;
+            report_and_exit(channel, report, 1);
+        }
+        nr::sys::join_private_network(network);
         auto listener = nr::sys::listen_on_loopback(kPort);
-        send_fd(channel, listener.get());
+        nr::sys::send_descriptor(channel, listener.get());
         // The launcher keeps no copy of the listener.
     } catch (const std::exception&) {
         report.step_errno = errno == 0 ? EIO : errno;
@@ -160,7 +128,7 @@ TEST(AGatewayListener, IsMadeInTheSessionsOwnNamespaceAndAcceptsOnlyFromThere)
     }
     child_end.reset();
 
-    const auto listener = receive_fd(parent_end.get());
+    const auto listener = nr::sys::receive_descriptor(parent_end.get());
     ASSERT_TRUE(listener.valid()) << "the child made no listener";
     EXPECT_NE(net_namespace_of(std::to_string(child)), net_namespace_of("self")) << "another network namespace";
 
