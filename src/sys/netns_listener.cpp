@@ -61,8 +61,10 @@ void bring_loopback_up()
     }
 }
 
-} // namespace
-
+// unshare(CLONE_NEWUSER | CLONE_NEWNET), then the caller's uid and gid
+// mapped to themselves (setgroups denied first, as an unprivileged gid_map
+// needs) and `lo` up. Needs a single-threaded, dumpable caller: a
+// non-dumpable process's /proc/self files belong to root.
 void enter_private_network()
 {
     const auto uid = getuid();
@@ -75,6 +77,8 @@ void enter_private_network()
     write_proc_file("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1");
     bring_loopback_up();
 }
+
+} // namespace
 
 PrivateNetwork make_private_network()
 {

@@ -11,15 +11,6 @@
 
 namespace nr::sys {
 
-// unshare(CLONE_NEWUSER | CLONE_NEWNET), then maps the caller's uid and gid
-// to themselves (setgroups denied first, as an unprivileged gid_map needs),
-// so bwrap and the supervisor see the same ids as before, and brings `lo`
-// up. The caller must be single-threaded and dumpable while it writes its
-// maps (a non-dumpable process's /proc/self files belong to root), so it
-// runs before the launcher holds anything secret. Throws
-// Error(LaunchFailed) naming the step that failed.
-void enter_private_network();
-
 // The session's user and network namespace, held by descriptor.
 struct PrivateNetwork {
     UniqueFd user_ns;
