@@ -116,6 +116,8 @@ check "...naming the reason: no settings" grep -q 'no settings (the file is empt
 # What the application keeps in the snapshot dir, and a session still
 # running when the package goes: removal stops it with the helper.
 echo before >/var/lib/metis-snapshots/kept.snapshot
+# An operator's provider key (its content does not matter to the package).
+echo 'not a real key' >/etc/native-runtime/gateway-credentials/kept-provider
 runuser -u metis-worker -- native-runtimectl run --owner alice --chat long --adapter shell -- sh -c 'sleep 600' \
   >"$out.long" 2>&1 &
 for _ in $(seq 100); do
@@ -137,7 +139,7 @@ check "package purged" bash -c '! dpkg-query -W -f="\${Status}" native-runtime 2
 for f in "$unitdir/native-runtimed.service" "$unitdir/native-runtime.slice" \
   /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
-  /usr/lib/tmpfiles.d/native-runtime.conf /etc/native-runtime /var/lib/native-runtime \
+  /usr/lib/tmpfiles.d/native-runtime.conf /etc/native-runtime/config.yaml /var/lib/native-runtime \
   /usr/libexec/native-runtime /etc/systemd/system/metis-worker.service.d/zz-native-runtime.conf \
   /etc/systemd/system/native-runtimed.service.d/zz-native-runtime.conf; do
   check "gone: $f" test ! -e "$f"
@@ -153,6 +155,10 @@ check "systemd no longer knows the helper" \
 check "the bus no longer activates the helper" bash -c '! busctl list --activatable | grep -q org.metis.NativeRuntime1'
 check "the application's data survives" test -f "$notes"
 check "the snapshot dir's contents survive" test -f /var/lib/metis-snapshots/kept.snapshot
+check "the operator's provider key survives" test -f /etc/native-runtime/gateway-credentials/kept-provider
+check "...and is all that is left in /etc/native-runtime" \
+  test "$(cd /etc/native-runtime && find . | sort | tr '\n' ' ')" = '. ./gateway-credentials ./gateway-credentials/kept-provider '
+check "...and purge said it kept it" grep -q "kept the gateway's provider keys in /etc/native-runtime/gateway-credentials" "$out"
 check "the worker's home survives" test -d /var/lib/metis-worker-home
 
 if ((fails)); then
