@@ -373,6 +373,50 @@ NetworkMode read_network(const ConfigReader& r, const Node& node, const Key& key
     r.error_at(node, key, "expected host, offline or gateway");
 }
 
+// `owners` maps owner ids, which the operator chooses, to budgets.
+RequestBudgetSettings read_request_budget(const ConfigReader& r, const Node& node, const Key& key)
+{
+    RequestBudgetSettings budget;
+    const auto count = [&r](const Node& n, const Key& k) {
+        const auto value = r.unsigned_number(n, k, kMaxRequestBudget);
+        if (value == 0) {
+            r.error_at(n, k, "must be 1 to " + std::to_string(kMaxRequestBudget) + " (leave it out for no budget)");
+        }
+        return value;
+    };
+    r.for_each_key(node, key,
+                   {
+                       {"window_sec",
+                        [&](const Node& n, const Key& k) {
+                            budget.window_sec = r.unsigned_number(n, k, kMaxBudgetWindowSec);
+                            if (budget.window_sec == 0) {
+                                r.error_at(n, k, "must be 1 to " + std::to_string(kMaxBudgetWindowSec));
+                            }
+                        }},
+                       {"per_owner", [&](const Node& n, const Key& k) { budget.per_owner = count(n, k); }},
+                       {"owners",
+                        [&](const Node& n, const Key& k) {
+                            if (!n.IsMap()) {
+                                r.error_at(n, k, "expected a mapping of owner ids to request counts");
+                            }
+                            for (const auto& entry : n) {
+                                const auto owner = r.key_of(entry.first, k);
+                                const auto full = k + "." + owner;
+                                try {
+                                    validate_id(IdKind::Owner, owner);
+                                } catch (const Error& e) {
+                                    r.error_at(entry.first, full, e.what());
+                                }
+                                if (budget.owners.contains(owner)) {
+                                    r.error_at(entry.first, full, "duplicate key");
+                                }
+                                budget.owners[owner] = count(entry.second, full);
+                            }
+                        }},
+                   });
+    return budget;
+}
+
 GatewaySettings read_gateway(const ConfigReader& r, const Node& node, const Key& key)
 {
     GatewaySettings gateway;
@@ -397,6 +441,8 @@ GatewaySettings read_gateway(const ConfigReader& r, const Node& node, const Key&
                        {"max_request_bytes", positive_size(gateway.max_request_bytes)},
                        {"max_response_bytes", positive_size(gateway.max_response_bytes)},
                        {"control_socket", r.assign(gateway.control_socket, &ConfigReader::absolute_path)},
+                       {"request_budget",
+                        [&](const Node& n, const Key& k) { gateway.request_budget = read_request_budget(r, n, k); }},
                    });
     return gateway;
 }

@@ -129,6 +129,12 @@ void check_session(const GatewaySession& session)
     if (session.max_header_bytes == 0 || session.max_request_bytes == 0 || session.max_response_bytes == 0) {
         refuse("every size limit must be above 0");
     }
+    if (session.request_budget > kMaxRequestBudget) {
+        refuse("request_budget must be at most " + std::to_string(kMaxRequestBudget));
+    }
+    if (session.budget_window_sec == 0 || session.budget_window_sec > kMaxBudgetWindowSec) {
+        refuse("budget_window_sec must be 1 to " + std::to_string(kMaxBudgetWindowSec));
+    }
     try {
         for (const auto& host : session.egress.allow_hosts) {
             check_egress_host(host);
@@ -258,6 +264,12 @@ void check_egress_host(std::string_view host)
     }
 }
 
+std::uint64_t owner_request_budget(const RequestBudgetSettings& settings, const std::string& owner)
+{
+    const auto it = settings.owners.find(owner);
+    return it == settings.owners.end() ? settings.per_owner : it->second;
+}
+
 std::string encode_gateway_register(const GatewaySession& session)
 {
     check_session(session);
@@ -270,6 +282,8 @@ std::string encode_gateway_register(const GatewaySession& session)
     out += "max_header_bytes=" + std::to_string(session.max_header_bytes) + "\n";
     out += "max_request_bytes=" + std::to_string(session.max_request_bytes) + "\n";
     out += "max_response_bytes=" + std::to_string(session.max_response_bytes) + "\n";
+    out += "request_budget=" + std::to_string(session.request_budget) + "\n";
+    out += "budget_window_sec=" + std::to_string(session.budget_window_sec) + "\n";
     for (const auto& host : session.egress.allow_hosts) {
         out += "allow_host=" + host + "\n";
     }
@@ -314,6 +328,8 @@ GatewayControl decode_gateway_control(std::string_view message)
     s.max_header_bytes = decimal(lines.value("max_header_bytes"), "max_header_bytes");
     s.max_request_bytes = decimal(lines.value("max_request_bytes"), "max_request_bytes");
     s.max_response_bytes = decimal(lines.value("max_response_bytes"), "max_response_bytes");
+    s.request_budget = decimal(lines.value("request_budget"), "request_budget");
+    s.budget_window_sec = decimal(lines.value("budget_window_sec"), "budget_window_sec");
     while (lines.next_is("allow_host")) {
         s.egress.allow_hosts.emplace_back(lines.value("allow_host"));
     }

@@ -12,6 +12,7 @@
 // its control socket, but parses as if it did not).
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,27 @@ struct EgressPolicy {
     bool operator==(const EgressPolicy&) const = default;
 };
 
+// `gateway.request_budget`: how many requests the gateway relays for one
+// owner (all of the owner's sessions together) in any `window_sec`
+// seconds; a request beyond it is answered 429 with Retry-After. An owner
+// in neither `owners` nor covered by `per_owner` has no budget.
+struct RequestBudgetSettings {
+    std::uint64_t window_sec = 3600;
+    std::uint64_t per_owner = 0; // 0: no budget unless `owners` names one
+    std::map<std::string, std::uint64_t> owners;
+
+    bool operator==(const RequestBudgetSettings&) const = default;
+};
+
+// The largest budget and window the config accepts: the gateway keeps one
+// timestamp per relayed request in the window, so this bounds its memory
+// per owner (800 KiB).
+inline constexpr std::uint64_t kMaxRequestBudget = 100000;
+inline constexpr std::uint64_t kMaxBudgetWindowSec = 86400;
+
+// The owner's budget (0: none) under `settings`.
+std::uint64_t owner_request_budget(const RequestBudgetSettings& settings, const std::string& owner);
+
 // The top-level `gateway:` section.
 struct GatewaySettings {
     std::uint16_t port = 8080; // the listener's port on the session's 127.0.0.1
@@ -57,6 +79,7 @@ struct GatewaySettings {
     std::uint64_t max_request_bytes = 4ULL << 20U;
     std::uint64_t max_response_bytes = 64ULL << 20U;
     std::string control_socket = "/run/native-runtime-gateway/control";
+    RequestBudgetSettings request_budget;
 
     bool operator==(const GatewaySettings&) const = default;
 };
@@ -73,6 +96,9 @@ struct GatewaySession {
     std::uint64_t max_header_bytes = 0;
     std::uint64_t max_request_bytes = 0;
     std::uint64_t max_response_bytes = 0;
+    // The owner's request budget (0: none) and its window, 1..86400 s.
+    std::uint64_t request_budget = 0;
+    std::uint64_t budget_window_sec = 3600;
 
     bool operator==(const GatewaySession&) const = default;
 };

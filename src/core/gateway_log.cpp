@@ -33,6 +33,11 @@ LogRecord gateway_request_record(const GatewaySession& session, const GatewayExc
     record.fields.emplace_back(kFieldGatewayBytesIn, std::to_string(exchange.bytes_in));
     record.fields.emplace_back(kFieldGatewayBytesOut, std::to_string(exchange.bytes_out));
     record.fields.emplace_back(kFieldGatewayDurationUsec, std::to_string(exchange.duration_usec));
+    if (session.request_budget > 0) {
+        record.fields.emplace_back(kFieldGatewayBudget, std::to_string(session.request_budget));
+        record.fields.emplace_back(kFieldGatewayBudgetWindowSec, std::to_string(session.budget_window_sec));
+        record.fields.emplace_back(kFieldGatewayBudgetUsed, std::to_string(exchange.budget_used));
+    }
     return record;
 }
 

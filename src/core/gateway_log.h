@@ -25,6 +25,8 @@ struct GatewayExchange {
     std::uint64_t bytes_in = 0;
     std::uint64_t bytes_out = 0;
     std::uint64_t duration_usec = 0;
+    // The owner's requests in the budget's window (session.request_budget > 0).
+    std::uint64_t budget_used = 0;
 };
 
 LogRecord gateway_request_record(const GatewaySession& session, const GatewayExchange& exchange);

@@ -48,6 +48,8 @@ GatewaySession gateway_session(const Config& config, const AdapterProfile& adapt
     session.max_header_bytes = config.gateway.max_header_bytes;
     session.max_request_bytes = config.gateway.max_request_bytes;
     session.max_response_bytes = config.gateway.max_response_bytes;
+    session.request_budget = owner_request_budget(config.gateway.request_budget, owner);
+    session.budget_window_sec = config.gateway.request_budget.window_sec;
     return session;
 }
 

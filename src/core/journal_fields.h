@@ -63,6 +63,11 @@ inline constexpr const char* kFieldGatewayBytesIn = "NATIVE_RUNTIME_GATEWAY_BYTE
 inline constexpr const char* kFieldGatewayBytesOut = "NATIVE_RUNTIME_GATEWAY_BYTES_OUT";
 inline constexpr const char* kFieldGatewayDurationUsec = "NATIVE_RUNTIME_GATEWAY_DURATION_USEC";
 inline constexpr const char* kFieldGatewayRequests = "NATIVE_RUNTIME_GATEWAY_REQUESTS";
+// On a budgeted owner's request records: the owner's budget, its window and
+// how much of it was used in the window when the record was written.
+inline constexpr const char* kFieldGatewayBudget = "NATIVE_RUNTIME_GATEWAY_BUDGET";
+inline constexpr const char* kFieldGatewayBudgetWindowSec = "NATIVE_RUNTIME_GATEWAY_BUDGET_WINDOW_SEC";
+inline constexpr const char* kFieldGatewayBudgetUsed = "NATIVE_RUNTIME_GATEWAY_BUDGET_USED";
 
 // "NAME=value": a journalctl match, or one entry of LogExtraFields=.
 inline std::string field_assignment(std::string_view name, std::string_view value)

@@ -8,6 +8,7 @@
 #include "core/gateway_destination.h"
 #include "core/gateway_log.h"
 #include "core/gateway_route.h"
+#include "core/request_budget.h"
 #include "gateway/control_socket.h"
 #include "gateway/credential_store.h"
 #include "sys/journal_writer.h"
@@ -70,6 +71,9 @@ struct Shared {
     ssl::context tls;
     CredentialStore credentials;
     std::map<std::string, std::shared_ptr<Session>> sessions;
+    // Per owner, across the owner's sessions; held in memory only, so a
+    // restart of the gateway starts every owner's window afresh.
+    core::RequestBudget budget;
 };
 
 // The outcome of one request, for the journal and the counters.
@@ -77,6 +81,12 @@ struct Exchange {
     core::GatewayExchange record;
     Clock::time_point start = Clock::now();
 };
+
+std::uint64_t steady_now_usec()
+{
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count());
+}
 
 std::uint64_t usec_since(Clock::time_point start)
 {
@@ -195,9 +205,12 @@ private:
     // bound to a reference parameter inside a co_await expression twice
     // (GCC bug 100611), which is a double free for a std::string.
     awaitable<void> refuse(Exchange& exchange, http::status status, std::string reason, std::string body,
-                           bool keep_alive)
+                           bool keep_alive, std::uint64_t retry_after_sec = 0)
     {
         http::response<http::string_body> response{status, kHttp11};
+        if (retry_after_sec > 0) {
+            response.set(http::field::retry_after, std::to_string(retry_after_sec));
+        }
         response.set(http::field::content_type, "text/plain; charset=utf-8");
         response.set("X-Native-Runtime-Refused", reason);
         response.keep_alive(keep_alive);
@@ -249,6 +262,27 @@ private:
             co_await refuse(exchange, http::status::forbidden, refusal->reason, core::refusal_message(*refusal),
                             !connect && request.keep_alive());
             co_return !connect && request.keep_alive();
+        }
+        // Only what the gateway would relay counts against the owner's
+        // budget: a refused destination costs nothing upstream.
+        const auto& config = session_->config;
+        const auto budget = shared_.budget.admit(config.owner, config.request_budget,
+                                                 config.budget_window_sec * 1000000, steady_now_usec());
+        exchange.record.budget_used = budget.used;
+        if (!budget.admitted) {
+            if (const auto* tunnel = std::get_if<core::RouteTunnel>(&route)) {
+                exchange.record.host = core::sanitize_host(tunnel->host);
+            } else {
+                exchange.record.host = std::get<core::RouteForward>(route).host;
+            }
+            const bool keep = request.method() != http::verb::connect && request.keep_alive();
+            co_await refuse(exchange, http::status::too_many_requests, "budget",
+                            "native-runtime gateway: owner " + config.owner + " has used its " +
+                                std::to_string(config.request_budget) + " requests of the last " +
+                                std::to_string(config.budget_window_sec) + " s; retry in " +
+                                std::to_string(budget.retry_after_sec) + " s",
+                            keep, budget.retry_after_sec);
+            co_return keep;
         }
         if (const auto* tunnel = std::get_if<core::RouteTunnel>(&route)) {
             exchange.record.host = core::sanitize_host(tunnel->host);
@@ -652,6 +686,7 @@ void run_server(sys::UniqueFd control, const ServerOptions& options)
     Shared shared{io,
                   ssl::context(ssl::context::tls_client),
                   CredentialStore(options.credentials_dir, options.credential_prefix),
+                  {},
                   {}};
     shared.tls.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
                            ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);

@@ -227,7 +227,44 @@ TEST(TheGatewaySection, IsRead)
                          "  max_response_bytes: 1G\n"
                          "  control_socket: /run/test-gateway/control\n" +
                          nr::test::minimal_config());
-    EXPECT_EQ(c.gateway, (GatewaySettings{9000, 32ULL << 10U, 8ULL << 20U, 1ULL << 30U, "/run/test-gateway/control"}));
+    EXPECT_EQ(c.gateway,
+              (GatewaySettings{9000, 32ULL << 10U, 8ULL << 20U, 1ULL << 30U, "/run/test-gateway/control", {}}));
+}
+
+TEST(TheRequestBudget, IsNoneByDefaultWithAnHourWindow)
+{
+    const auto c = parse(kGatewayAdapter);
+    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{3600, 0, {}}));
+}
+
+TEST(TheRequestBudget, IsReadWithADefaultAndPerOwnerCounts)
+{
+    const auto c = parse("gateway:\n"
+                         "  request_budget:\n"
+                         "    window_sec: 600\n"
+                         "    per_owner: 1000\n"
+                         "    owners:\n"
+                         "      alice: 50\n"
+                         "      bob-2: 100000\n" +
+                         kGatewayAdapter);
+    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{600, 1000, {{"alice", 50}, {"bob-2", 100000}}}));
+}
+
+TEST(TheRequestBudget, RefusesZeroesOversizedValuesAndBadOwnerIds)
+{
+    const auto cfg = kGatewayAdapter;
+    const std::string head = "gateway:\n  request_budget:\n";
+    EXPECT_CONFIG_ERROR(head + "    per_owner: 0\n" + cfg, 3, "gateway.request_budget.per_owner",
+                        "leave it out for no budget");
+    EXPECT_CONFIG_ERROR(head + "    per_owner: 100001\n" + cfg, 3, "gateway.request_budget.per_owner", "100000");
+    EXPECT_CONFIG_ERROR(head + "    window_sec: 0\n" + cfg, 3, "gateway.request_budget.window_sec", "1 to 86400");
+    EXPECT_CONFIG_ERROR(head + "    window_sec: 86401\n" + cfg, 3, "gateway.request_budget.window_sec", "86400");
+    EXPECT_CONFIG_ERROR(head + "    owners:\n      Alice!: 5\n" + cfg, 4, "gateway.request_budget.owners.Alice!", "");
+    EXPECT_CONFIG_ERROR(head + "    owners:\n      alice: 0\n" + cfg, 4, "gateway.request_budget.owners.alice",
+                        "leave it out");
+    EXPECT_CONFIG_ERROR(head + "    owners: [alice]\n" + cfg, 3, "gateway.request_budget.owners",
+                        "mapping of owner ids");
+    EXPECT_CONFIG_ERROR(head + "    per_user: 5\n" + cfg, 3, "gateway.request_budget.per_user", "unknown key");
 }
 
 TEST(TheGatewaySection, RefusesBadValues)

@@ -110,6 +110,24 @@ TEST(AGatewayRegistration, IsRefusedWithAZeroLimit)
               ErrorKind::InvalidArgument);
 }
 
+TEST(AGatewayRegistration, CarriesTheOwnersRequestBudget)
+{
+    auto session = openai_session();
+    session.request_budget = 500;
+    session.budget_window_sec = 60;
+    EXPECT_EQ(decode_gateway_control(encode_gateway_register(session)).session, session);
+}
+
+TEST(AGatewayRegistration, IsRefusedWithABudgetOrWindowOutsideTheirBounds)
+{
+    const auto good = encode_gateway_register(openai_session());
+    EXPECT_EQ(refusal_of(replaced(good, "budget_window_sec=3600", "budget_window_sec=0")), ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(replaced(good, "budget_window_sec=3600", "budget_window_sec=86401")),
+              ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(replaced(good, "request_budget=0", "request_budget=100001")), ErrorKind::InvalidArgument);
+    EXPECT_EQ(refusal_of(replaced(good, "request_budget=0", "request_budget=-1")), ErrorKind::InvalidArgument);
+}
+
 TEST(AGatewayRegistration, IsRefusedWithABasePathThatCouldLeaveTheHost)
 {
     for (const std::string path : {"v1", "/v1/../x", "/v1?x=1", "/a//b", "/%2e%2e"}) {

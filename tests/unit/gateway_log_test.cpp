@@ -61,3 +61,22 @@ TEST(ARevokeRecord, CarriesTheSessionsTotals)
     EXPECT_EQ(field(record, kFieldGatewayRequests), "3");
     EXPECT_EQ(field(record, kFieldGatewayBytesOut), "5000");
 }
+
+TEST(ABudgetedOwnersRequestRecord, CarriesTheBudgetItsWindowAndHowMuchIsUsed)
+{
+    auto s = session();
+    s.request_budget = 500;
+    s.budget_window_sec = 600;
+    GatewayExchange exchange{"api.openai.com", "POST", 200, "", 1, 2, 3, 42};
+    const auto record = gateway_request_record(s, exchange);
+    EXPECT_EQ(field(record, kFieldGatewayBudget), "500");
+    EXPECT_EQ(field(record, kFieldGatewayBudgetWindowSec), "600");
+    EXPECT_EQ(field(record, kFieldGatewayBudgetUsed), "42");
+}
+
+TEST(AnUnbudgetedOwnersRequestRecord, HasNoBudgetFields)
+{
+    const auto record = gateway_request_record(session(), GatewayExchange{"h", "GET", 200, "", 1, 2, 3});
+    EXPECT_EQ(field(record, kFieldGatewayBudget), "<absent>");
+    EXPECT_EQ(field(record, kFieldGatewayBudgetUsed), "<absent>");
+}

@@ -64,8 +64,32 @@ TEST(AGatewaySessionRegistration, CarriesTheIdentityTokenPolicyAndConfiguredLimi
     adapter.name = "codex";
     adapter.egress = openai_and_anthropic();
     const auto session = gateway_session(config, adapter, "nr-unit.service", "alice", "c-1", kToken);
-    EXPECT_EQ(session,
-              (GatewaySession{"nr-unit.service", "alice", "c-1", "codex", kToken, openai_and_anthropic(), 1, 2, 3}));
+    EXPECT_EQ(session, (GatewaySession{"nr-unit.service", "alice", "c-1", "codex", kToken, openai_and_anthropic(), 1, 2,
+                                       3, 0, 3600}));
+}
+
+TEST(AGatewaySessionRegistration, CarriesItsOwnersBudgetAndTheWindow)
+{
+    Config config;
+    config.gateway.request_budget.window_sec = 60;
+    config.gateway.request_budget.per_owner = 100;
+    config.gateway.request_budget.owners = {{"alice", 7}};
+    AdapterProfile adapter;
+    adapter.egress = openai_and_anthropic();
+    const auto alice = gateway_session(config, adapter, "a.service", "alice", "c1", kToken);
+    const auto bob = gateway_session(config, adapter, "b.service", "bob", "c1", kToken);
+    EXPECT_EQ(alice.request_budget, 7U);
+    EXPECT_EQ(bob.request_budget, 100U);
+    EXPECT_EQ(alice.budget_window_sec, 60U);
+}
+
+TEST(AnOwnersRequestBudget, IsNoneWhenNeitherTheDefaultNorTheOwnersEntrySetsOne)
+{
+    RequestBudgetSettings budget;
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    budget.owners = {{"alice", 5}};
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 5U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), 0U);
 }
 
 TEST(TheGatewaysOk, IsTheOnlyAnswerThatRegisters)
