@@ -1,6 +1,7 @@
 #include "core/log_query.h"
 
 #include "core/dropin.h"
+#include "core/egress.h"
 #include "core/error.h"
 #include "core/ids.h"
 #include "core/journal_fields.h"
@@ -20,6 +21,13 @@ constexpr std::uint64_t kUsecPerSec = 1000000;
 std::vector<std::string> helper_term(const std::string& owner)
 {
     return {"_UID=0", "_SYSTEMD_UNIT=" + std::string(kHelperUnit), field_assignment(kFieldOwner, owner)};
+}
+
+// The egress gateway's records of the owner's requests (its unit is
+// DynamicUser, so no _UID= is fixed; _SYSTEMD_UNIT= is journald's own).
+std::vector<std::string> gateway_term(const std::string& owner)
+{
+    return {"_SYSTEMD_UNIT=" + std::string(kGatewayUnit), field_assignment(kFieldOwner, owner)};
 }
 
 std::vector<std::string> systemd_term(const std::string& unit)
@@ -138,7 +146,8 @@ std::vector<std::vector<std::string>> session_log_terms(const std::string& owner
 {
     validate_id(IdKind::Owner, owner);
     if (chat.empty()) {
-        std::vector<std::vector<std::string>> terms{helper_term(owner), {"_SYSTEMD_SLICE=" + owner_slice_name(owner)}};
+        std::vector<std::vector<std::string>> terms{
+            helper_term(owner), gateway_term(owner), {"_SYSTEMD_SLICE=" + owner_slice_name(owner)}};
         for (const auto& unit : owner_units(owner, units)) {
             terms.push_back(systemd_term(unit));
         }
@@ -147,8 +156,10 @@ std::vector<std::vector<std::string>> session_log_terms(const std::string& owner
     validate_id(IdKind::Chat, chat);
     auto helper = helper_term(owner);
     helper.push_back(field_assignment(kFieldChat, chat));
+    auto gateway = gateway_term(owner);
+    gateway.push_back(field_assignment(kFieldChat, chat));
     const auto unit = session_unit_name(owner, chat);
-    return {helper, systemd_term(unit), {"_SYSTEMD_UNIT=" + unit}};
+    return {helper, gateway, systemd_term(unit), {"_SYSTEMD_UNIT=" + unit}};
 }
 
 bool record_matches(const std::map<std::string, std::string>& fields,

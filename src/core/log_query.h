@@ -22,9 +22,12 @@ namespace nr::core {
 //
 // One chat (unit U):
 //   _UID=0 _SYSTEMD_UNIT=native-runtimed.service NATIVE_RUNTIME_OWNER=O NATIVE_RUNTIME_CHAT=C
+//   _SYSTEMD_UNIT=native-runtime-gateway.service NATIVE_RUNTIME_OWNER=O NATIVE_RUNTIME_CHAT=C
+//                                         (the egress gateway's requests)
 //   _PID=1 _UID=0 UNIT=U                  (systemd about U)
 //   _SYSTEMD_UNIT=U                       (the launcher and anything else in U)
-// An owner: the helper's records with NATIVE_RUNTIME_OWNER=O, whatever runs
+// An owner: the helper's and the gateway's records with
+// NATIVE_RUNTIME_OWNER=O, whatever runs
 // in the owner's slice (_SYSTEMD_SLICE=native-runtime-O.slice), and
 // systemd's records about each of `units` that is one of O's session units.
 std::vector<std::vector<std::string>> session_log_terms(const std::string& owner, const std::string& chat,

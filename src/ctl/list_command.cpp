@@ -7,6 +7,7 @@
 #include "core/unit_name.h"
 #include "ctl/commands.h"
 #include "ctl/exit_status.h"
+#include "ctl/gateway_usage_view.h"
 #include "ctl/operator_commands.h"
 #include "ctl/session_rows.h"
 #include "sys/systemd_manager.h"
@@ -51,10 +52,15 @@ int session_status(const StatusOptions& options)
                    "no session for owner " + options.owner + " and chat " + options.chat + " (" + unit + ")");
     }
     const auto view = read_session_view(systemd, unit, *path);
+    const auto now = realtime_now_usec();
+    const auto gateway = read_gateway_usage(view, now);
     if (options.json.empty()) {
-        print_session_status(std::cout, view, realtime_now_usec());
+        print_session_status(std::cout, view, now);
+        print_gateway_usage(std::cout, gateway, view.owner);
     } else {
-        std::cout << core::json_text(session_json(view, realtime_now_usec()), core::json_style(options.json)) << '\n';
+        auto json = session_json(view, now);
+        json["gateway"] = gateway_usage_json(gateway);
+        std::cout << core::json_text(json, core::json_style(options.json)) << '\n';
     }
     return 0;
 }

@@ -187,6 +187,12 @@ void read_journal(const JournalQuery& query, const std::function<bool(const Jour
     }
 }
 
+bool system_journal_readable()
+{
+    const Journal journal;
+    return sd_journal_has_runtime_files(journal.get()) > 0 || sd_journal_has_persistent_files(journal.get()) > 0;
+}
+
 std::set<std::string> unique_journal_values(const std::string& field)
 {
     Journal journal;

@@ -36,6 +36,11 @@ struct JournalQuery {
 // returns false. Throws std::system_error when the journal cannot be read.
 void read_journal(const JournalQuery& query, const std::function<bool(const JournalRecord&)>& sink);
 
+// Whether this process can read the system journal at all: sd-journal
+// skips files it may not open, so without this an unprivileged reader
+// would see an empty journal and report nothing as if nothing happened.
+bool system_journal_readable();
+
 // Every value `field` has anywhere in the system journal (matches do not
 // apply, as sd_journal_query_unique documents).
 std::set<std::string> unique_journal_values(const std::string& field);

@@ -13,6 +13,7 @@
 #include "model_endpoint.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -125,11 +126,32 @@ std::string process_tree(const std::string& unit)
     return out;
 }
 
-std::vector<std::string> client_session(const std::string& chat, const std::vector<std::string>& args)
+std::vector<std::string> owners_client_session(const std::string& owner, const std::string& chat,
+                                               const std::vector<std::string>& args)
 {
     std::vector<std::string> command{kClient};
     command.insert(command.end(), args.begin(), args.end());
-    return as_user(kWorker, ctl_run("alice", chat, "gateway-client", command));
+    return as_user(kWorker, ctl_run(owner, chat, "gateway-client", command));
+}
+
+std::vector<std::string> client_session(const std::string& chat, const std::vector<std::string>& args)
+{
+    return owners_client_session("alice", chat, args);
+}
+
+// `status --json` of a session as root, or null when there is no session.
+nlohmann::json status_json(const std::string& owner, const std::string& chat)
+{
+    const auto outcome = run({kCtl, "status", "--owner", owner, "--chat", chat, "--json"});
+    return outcome.status == 0 ? nlohmann::json::parse(outcome.out, nullptr, false) : nlohmann::json();
+}
+
+std::uint64_t gateway_count(const nlohmann::json& status, const char* whose, const char* what)
+{
+    if (!status.is_object() || !status.contains("gateway") || !status["gateway"].is_object()) {
+        return 0;
+    }
+    return status["gateway"][whose][what].get<std::uint64_t>();
 }
 
 class AGatewaySession : public ::testing::Test {
@@ -461,4 +483,68 @@ TEST_F(AGatewaySession, ClosesTheKnownExposureForClaudeCode)
     endpoint.script({credential_scan_turn()});
     expect_exposure_closed("claude", real_key_, claude_through_gateway("gwclaudescan", "TURN-CREDENTIAL please"),
                            endpoint);
+}
+
+TEST_F(AGatewaySession, HasItsRequestsAndBytesCountedInStatusAndTheOwnersLogs)
+{
+    const auto endpoint = upstream();
+    Background session(client_session("gwcount", {"providers", "3", "/responses", "60"}));
+    nlohmann::json status;
+    ASSERT_TRUE(eventually(60, [&] {
+        status = status_json("alice", "gwcount");
+        return gateway_count(status, "session", "requests") == 3;
+    })) << status.dump();
+    EXPECT_GT(gateway_count(status, "session", "bytes_in"), 0U) << status.dump();
+    EXPECT_GT(gateway_count(status, "session", "bytes_out"), 0U) << status.dump();
+    EXPECT_EQ(gateway_count(status, "session", "refused"), 0U) << status.dump();
+    EXPECT_GE(gateway_count(status, "owner", "requests"), 3U) << "the owner's tally covers this session";
+    EXPECT_TRUE(status["gateway"]["budget"].is_null()) << "alice has no budget: " << status.dump();
+    const auto text = run({kCtl, "status", "--owner", "alice", "--chat", "gwcount"});
+    EXPECT_TRUE(contains(text.out, "Gateway: 3 requests")) << text.out;
+    const auto logs = run({kCtl, "logs", "--owner", "alice", "--chat", "gwcount"});
+    EXPECT_TRUE(contains(logs.out, "native-runtime-gateway")) << logs.out;
+    EXPECT_TRUE(contains(logs.out, "gateway POST upstream.nr-test:8443 -> 200")) << logs.out;
+
+    // A user who may not read the system journal is told so, not shown 0.
+    const auto unprivileged = run(as_user(kWorker, {kCtl, "status", "--owner", "alice", "--chat", "gwcount"}));
+    EXPECT_EQ(unprivileged.status, 0) << unprivileged.err;
+    EXPECT_TRUE(contains(unprivileged.out, "Gateway: - (its records are in the system journal")) << unprivileged.out;
+    const auto unprivileged_json =
+        run(as_user(kWorker, {kCtl, "status", "--owner", "alice", "--chat", "gwcount", "--json"}));
+    EXPECT_TRUE(nlohmann::json::parse(unprivileged_json.out)["gateway"].is_null()) << unprivileged_json.out;
+    EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gwcount"}).status, 0);
+    (void)session.wait();
+}
+
+TEST_F(AGatewaySession, OverItsOwnersBudgetIsAnsweredWith429AndRetryAfter)
+{
+    const auto endpoint = upstream();
+    Background budgeted(owners_client_session("budgeted", "gwbudget", {"providers", "3", "/responses", "60"}));
+    nlohmann::json status;
+    ASSERT_TRUE(eventually(60, [&] {
+        status = status_json("budgeted", "gwbudget");
+        return gateway_count(status, "session", "requests") == 3;
+    })) << status.dump();
+    EXPECT_EQ(gateway_count(status, "session", "refused"), 1U) << status.dump();
+    ASSERT_TRUE(status["gateway"]["budget"].is_object()) << status.dump();
+    EXPECT_EQ(status["gateway"]["budget"]["budget"], 2) << status.dump();
+    EXPECT_EQ(status["gateway"]["budget"]["used"], 2) << status.dump();
+    EXPECT_EQ(status["gateway"]["budget"]["window_sec"], 3600) << status.dump();
+    const auto text = run({kCtl, "status", "--owner", "budgeted", "--chat", "gwbudget"});
+    EXPECT_TRUE(contains(text.out, "Budget: 2 of 2 requests in 3600 s")) << text.out;
+    EXPECT_EQ(run({kCtl, "stop", "--owner", "budgeted", "--chat", "gwbudget"}).status, 0);
+    const auto outcome = budgeted.wait();
+    auto lines = parse_lines(outcome.out);
+    EXPECT_EQ(lines["statuses"], "200,200,429") << outcome.out << outcome.err;
+    const auto retry_after = std::stoul(lines["retry_after"].empty() ? "0" : lines["retry_after"]);
+    EXPECT_GE(retry_after, 1U) << outcome.out;
+    EXPECT_LE(retry_after, 3600U) << outcome.out;
+    const auto journal = run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager", "-u", kGatewayUnit,
+                              "NATIVE_RUNTIME_OWNER=budgeted", "NATIVE_RUNTIME_GATEWAY_REFUSED=budget"})
+                             .out;
+    EXPECT_TRUE(contains(journal, "NATIVE_RUNTIME_GATEWAY_STATUS=429")) << journal;
+
+    // Control: another owner, without a budget, is not held to it.
+    const auto free = run(client_session("gwfree", {"providers", "3", "/responses"}));
+    EXPECT_EQ(parse_lines(free.out)["statuses"], "200,200,200") << free.out << free.err;
 }

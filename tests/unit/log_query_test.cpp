@@ -31,20 +31,23 @@ std::uint64_t local(int year, int month, int day, int hour, int minute, int seco
 
 } // namespace
 
-TEST(AnOwnersLogs, TrustTheHelperTheOwnersSliceAndSystemdAboutTheOwnersUnits)
+TEST(AnOwnersLogs, TrustTheHelperTheGatewayTheOwnersSliceAndSystemdAboutTheOwnersUnits)
 {
     const auto terms = session_log_terms("alice", "",
                                          {"native-runtime-alice-c1.service", "native-runtime-alicex-c1.service",
                                           "sshd.service", "native-runtime-bob-c1.service"});
     EXPECT_EQ(terms, (Terms{{"_UID=0", "_SYSTEMD_UNIT=native-runtimed.service", "NATIVE_RUNTIME_OWNER=alice"},
+                            {"_SYSTEMD_UNIT=native-runtime-gateway.service", "NATIVE_RUNTIME_OWNER=alice"},
                             {"_SYSTEMD_SLICE=native-runtime-alice.slice"},
                             {"_PID=1", "_UID=0", "UNIT=native-runtime-alice-c1.service"}}));
 }
 
-TEST(OneChatsLogs, TrustTheHelperSystemdAboutItsUnitAndItsUnitsProcesses)
+TEST(OneChatsLogs, TrustTheHelperTheGatewaySystemdAboutItsUnitAndItsUnitsProcesses)
 {
     const auto terms = session_log_terms("bob-x", "c1");
     EXPECT_EQ(terms, (Terms{{"_UID=0", "_SYSTEMD_UNIT=native-runtimed.service", "NATIVE_RUNTIME_OWNER=bob-x",
+                             "NATIVE_RUNTIME_CHAT=c1"},
+                            {"_SYSTEMD_UNIT=native-runtime-gateway.service", "NATIVE_RUNTIME_OWNER=bob-x",
                              "NATIVE_RUNTIME_CHAT=c1"},
                             {"_PID=1", "_UID=0", "UNIT=native-runtime-bob\\x2dx-c1.service"},
                             {"_SYSTEMD_UNIT=native-runtime-bob\\x2dx-c1.service"}}));
