@@ -322,24 +322,85 @@ private:
         request.set(http::field::host, forward.host);
         request.target(forward.target);
         request.version(kHttp11);
-        // One upstream connection per request for now: no pool.
-        request.keep_alive(false);
+        // The upstream connection may serve this client connection's next
+        // request to the same host; it is never shared with another client
+        // connection, let alone another session.
+        request.keep_alive(true);
         request.prepare_payload();
 
-        const auto where = core::split_host_port(forward.host);
+        std::optional<http::response_parser<http::buffer_body>> parser;
+        beast::flat_buffer buffer;
         std::string problem;
-        const auto endpoints = co_await resolve(where, problem);
-        if (endpoints.empty()) {
-            co_await refuse(exchange, http::status::bad_gateway, "destination", "native-runtime gateway: " + problem,
+        std::string reason = "upstream";
+        // A kept connection the upstream has closed meanwhile fails before
+        // any answer: then, and only then, the request goes once more on a
+        // new connection (the upstream has seen none of it).
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            const bool reused = tls_upstream_.has_value() && upstream_host_ == forward.host;
+            if (!reused) {
+                close_upstream();
+                problem = co_await open_upstream(forward.host, reason);
+                if (!problem.empty()) {
+                    break;
+                }
+            }
+            parser.emplace();
+            parser->header_limit(header_limit());
+            parser->body_limit(session_->config.max_response_bytes);
+            buffer.clear();
+            auto& lowest = beast::get_lowest_layer(*tls_upstream_);
+            beast::error_code ec;
+            lowest.expires_after(kUpstreamReadTimeout);
+            co_await http::async_write(*tls_upstream_, request, with(ec));
+            if (!ec) {
+                co_await http::async_read_header(*tls_upstream_, buffer, *parser, with(ec));
+            }
+            if (!ec) {
+                problem.clear();
+                break;
+            }
+            close_upstream();
+            reason = "upstream";
+            problem = "no answer from " + core::sanitize_host(forward.host) + ": " + ec.message();
+            if (!reused) {
+                break;
+            }
+        }
+        if (!problem.empty()) {
+            co_await refuse(exchange, http::status::bad_gateway, reason, "native-runtime gateway: " + problem,
                             keep_alive);
             co_return keep_alive;
         }
+        co_return co_await relay_response(*parser, buffer, keep_alive, exchange);
+    }
+
+    void close_upstream()
+    {
+        if (tls_upstream_) {
+            beast::error_code ignored;
+            beast::get_lowest_layer(*tls_upstream_).socket().close(ignored);
+            tls_upstream_.reset();
+        }
+        upstream_host_.clear();
+    }
+
+    // Resolves, connects and verifies `host`'s certificate; empty or the
+    // problem, with `reason` the refusal's kind.
+    awaitable<std::string> open_upstream(std::string host, std::string& reason)
+    {
+        const auto where = core::split_host_port(host);
+        std::string problem;
+        const auto endpoints = co_await resolve(where, problem);
+        if (endpoints.empty()) {
+            reason = "destination";
+            co_return problem;
+        }
+        reason = "upstream";
         tls_upstream_.emplace(shared_.io, shared_.tls);
         auto& upstream = *tls_upstream_;
         if (SSL_set_tlsext_host_name(upstream.native_handle(), where.name.c_str()) != 1) {
-            co_await refuse(exchange, http::status::bad_gateway, "upstream", "native-runtime gateway: bad SNI name",
-                            keep_alive);
-            co_return keep_alive;
+            close_upstream();
+            co_return "bad SNI name";
         }
         upstream.set_verify_mode(ssl::verify_peer);
         upstream.set_verify_callback(ssl::host_name_verification(where.name));
@@ -351,43 +412,27 @@ private:
             set_nodelay(lowest.socket());
             co_await upstream.async_handshake(ssl::stream_base::client, with(ec));
         }
-        if (!ec) {
-            co_await http::async_write(upstream, request, with(ec));
-        }
         if (ec) {
-            co_await refuse(exchange, http::status::bad_gateway, "upstream",
-                            "native-runtime gateway: cannot reach " + core::sanitize_host(forward.host) + ": " +
-                                ec.message(),
-                            keep_alive);
-            co_return keep_alive;
+            close_upstream();
+            co_return "cannot reach " + core::sanitize_host(host) + ": " + ec.message();
         }
-        const bool client_keep = co_await relay_response(keep_alive, exchange);
-        beast::error_code ignored;
-        lowest.socket().close(ignored);
-        tls_upstream_.reset();
-        co_return client_keep;
+        upstream_host_ = host;
+        co_return std::string();
     }
 
-    // Sends the upstream's answer to the client piece by piece as it
-    // arrives: a streamed (SSE) answer reaches the session at the
-    // upstream's pace, and its size is bounded while it flows.
-    awaitable<bool> relay_response(bool keep_alive, Exchange& exchange)
+    // Sends the upstream's answer, whose header `parser` has read, to the
+    // client piece by piece as it arrives: a streamed (SSE) answer reaches
+    // the session at the upstream's pace, and its size is bounded while it
+    // flows. The upstream connection is kept only after a whole answer
+    // the upstream itself framed and offered to keep.
+    awaitable<bool> relay_response(http::response_parser<http::buffer_body>& parser, beast::flat_buffer& buffer,
+                                   bool keep_alive, Exchange& exchange)
     {
         auto& upstream = *tls_upstream_;
         auto& lowest = beast::get_lowest_layer(upstream);
-        beast::flat_buffer buffer;
-        http::response_parser<http::buffer_body> parser;
-        parser.header_limit(header_limit());
-        parser.body_limit(session_->config.max_response_bytes);
         beast::error_code ec;
-        lowest.expires_after(kUpstreamReadTimeout);
-        co_await http::async_read_header(upstream, buffer, parser, with(ec));
-        if (ec) {
-            co_await refuse(exchange, http::status::bad_gateway, "upstream",
-                            "native-runtime gateway: the upstream's answer was not HTTP: " + ec.message(), false);
-            co_return false;
-        }
         auto& response = parser.get();
+        const bool upstream_keep = response.keep_alive();
         const auto connection_value = response[http::field::connection];
         for (const auto& name :
              core::hop_by_hop_headers(std::string_view(connection_value.data(), connection_value.size()))) {
@@ -445,6 +490,9 @@ private:
             if (serializer.is_done()) {
                 break;
             }
+        }
+        if (!upstream_keep || !parser.is_done() || buffer.size() > 0) {
+            close_upstream();
         }
         finish(exchange);
         co_return client_keep;
@@ -532,6 +580,7 @@ private:
     beast::tcp_stream client_;
     tcp::socket upstream_socket_;
     std::optional<beast::ssl_stream<beast::tcp_stream>> tls_upstream_;
+    std::string upstream_host_; // what tls_upstream_ is connected to, kept between requests
     asio::steady_timer tunnel_done_;
     bool upstream_pump_running_ = false;
     std::uint64_t tunnel_bytes_out_ = 0;
