@@ -13,8 +13,10 @@ session, the same program for both variants:
 Prints one JSON object (times in ms):
   fresh     per request, a new connection each time (connect included)
   keep      per request over one kept-alive connection (after one warm-up)
-  streams   per streamed answer: ttft (request sent on an open connection
-            to the first event read), spread (first to last event read),
+  streams   per streamed answer, each stream once on the kept-alive
+            connection and once on a new one (fresh): ttft (request sent, or
+            for a new connection connect begun, to the first event read),
+            spread (first to last event read),
             events, lags (per event: upstream wrote it -> read here, from the
             CLOCK_MONOTONIC stamp in each event; same machine, same clock)
   ok, runs  requests and streams that succeeded / were tried
@@ -90,10 +92,14 @@ def timed(tally, out, fn):
     return True
 
 
-def stream(target, key, tokens, gap_ms):
-    conn = target.connect()
+def stream(target, conn, key, tokens, gap_ms):
+    """One streamed answer on conn (None: a new connection, whose connect is
+    counted in the time to the first token)."""
+    began = time.monotonic_ns()
+    fresh = conn is None
+    if fresh:
+        conn = target.connect()
     body = json.dumps({"model": "bench", "stream": True, "tokens": tokens, "gap_ms": gap_ms}).encode()
-    sent = time.monotonic_ns()
     conn.request("POST", target.path + "/stream", body=body,
                  headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
     answer = conn.getresponse()
@@ -111,11 +117,12 @@ def stream(target, key, tokens, gap_ms):
             if event.startswith(b"data: "):
                 times.append(now)
                 lags.append((now - int(event[6:])) / 1e6)
-    conn.close()
+    if fresh:
+        conn.close()
     if len(times) != tokens:
         raise RuntimeError("stream ended after %d of %d events" % (len(times), tokens))
-    return {"ttft": (times[0] - sent) / 1e6, "spread": (times[-1] - times[0]) / 1e6, "events": len(times),
-            "lags": [round(x, 4) for x in lags]}
+    return {"fresh": fresh, "ttft": (times[0] - began) / 1e6, "spread": (times[-1] - times[0]) / 1e6,
+            "events": len(times), "lags": [round(x, 4) for x in lags]}
 
 
 def main():
@@ -154,15 +161,20 @@ def main():
         else:
             tally.runs += 1
         timed(tally, fresh, one_fresh)
+    # Each stream once on the kept-alive connection, once on a new one.
+    for _ in range(args.streams):
+        for which in ("keep", "fresh"):
+            tally.runs += 1
+            if which == "keep" and kept is None:
+                tally.fail("stream: no kept-alive connection")
+                continue
+            try:
+                streams.append(stream(target, kept if which == "keep" else None, key, args.tokens, args.gap_ms))
+                tally.ok += 1
+            except Exception as e:  # noqa: BLE001
+                tally.fail("stream: %s: %s" % (type(e).__name__, e))
     if kept is not None:
         kept.close()
-    for _ in range(args.streams):
-        tally.runs += 1
-        try:
-            streams.append(stream(target, key, args.tokens, args.gap_ms))
-            tally.ok += 1
-        except Exception as e:  # noqa: BLE001
-            tally.fail("stream: %s: %s" % (type(e).__name__, e))
     print(json.dumps({"fresh": [round(x, 4) for x in fresh], "keep": [round(x, 4) for x in keep],
                       "streams": streams, "ok": tally.ok, "runs": tally.runs, "errors": tally.errors}))
     return 0 if tally.ok == tally.runs else 1

@@ -209,7 +209,7 @@ def measure(worker, ctl, owner, rounds, params, rng, failures, progress):
     sc = Scenario(worker, ctl, owner, params)
     raw = {"measured": False, "rounds": rounds, "params": params,
            "upstream": f"{UPSTREAM_NAME}:{UPSTREAM_PORT} on {UPSTREAM_ADDRESS}",
-           "samples": {v: {"fresh": [], "keep": [], "ttft": [], "spread": [], "lags": []} for v in ADAPTERS},
+           "samples": {v: {"fresh": [], "keep": [], "ttft_keep": [], "ttft_fresh": [], "spread": [], "lags": []} for v in ADAPTERS},
            "sessions": {v: {"ok": 0, "runs": 0} for v in ADAPTERS},
            "calls": {v: {"ok": 0, "runs": 0} for v in ADAPTERS},
            "memory": {"idle": [], "peak_pss": [], "peak_rss": []}}
@@ -257,7 +257,7 @@ def measure(worker, ctl, owner, rounds, params, rng, failures, progress):
                     s["fresh"] += data["fresh"]
                     s["keep"] += data["keep"]
                     for st in data["streams"]:
-                        s["ttft"].append(st["ttft"])
+                        s["ttft_fresh" if st["fresh"] else "ttft_keep"].append(st["ttft"])
                         s["spread"].append(st["spread"] / max(1, st["events"] - 1))
                         s["lags"] += st["lags"]
                 if rc != 0 or data is None:
@@ -276,7 +276,8 @@ def measure(worker, ctl, owner, rounds, params, rng, failures, progress):
 
 def params_for(smoke):
     """Requests per session (each of fresh and kept-alive), streams per
-    session, tokens per stream, the upstream's gap between tokens."""
+    session (each of them twice: on the kept-alive connection and on a new
+    one), tokens per stream, the upstream's gap between tokens."""
     if smoke:
         return {"requests": 20, "streams": 1, "tokens": 100, "gap_ms": 1.0}
     return {"requests": 100, "streams": 3, "tokens": 200, "gap_ms": 1.0}

@@ -5,8 +5,9 @@ Serves over TLS, with a certificate from the bench's own CA:
 
   POST <any>/small   a ~300-byte JSON answer (Content-Length, keep-alive):
                      one non-streamed model request
-  POST <any>/stream  a chunked text/event-stream of "tokens" events (from the
-                     JSON body), the first at once, then one every "gap_ms";
+  POST <any>/stream  a chunked text/event-stream (keep-alive) of "tokens"
+                     events (from the JSON body), the first at once, then one
+                     every "gap_ms";
                      each event's data is the CLOCK_MONOTONIC time (ns) at
                      which it was written, so that a client on the same
                      machine can tell how long each token took to reach it
@@ -80,7 +81,6 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
-        self.close_connection = True
 
 
 def main():

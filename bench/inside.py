@@ -839,6 +839,8 @@ def measure_idle_helper(v):
 GATEWAY_NOTE = (
     "gateway rows: the same client program (bench/gateway_client.py, Python) runs in a fresh session of each "
     "variant per round, order drawn per round; only the time inside the client is measured, not the launch. "
+    "Requests and streams alternate between one kept-alive connection (opened and used once before timing) "
+    "and a new connection each (its connect counted). "
     "direct: a `network: host` session, TLS straight to the upstream (it connects to 127.0.0.2 and uses the "
     "upstream's name for SNI, certificate check and Host, since only the gateway resolves the name); gateway: a "
     "`network: gateway` session, plain HTTP to the gateway's listener in its own namespace, the gateway does TLS "
@@ -853,7 +855,7 @@ GATEWAY_NOTE = (
 def gateway_phase(v, smoke, rounds, rng, failures):
     params = gateway_rows.params_for(smoke)
     progress(f"gateway rows: {rounds} rounds of direct and gateway sessions, {params['requests']} requests "
-             f"each way and {params['streams']} x {params['tokens']} streamed tokens per session")
+             f"and {params['streams']} streams of {params['tokens']} tokens on each kind of connection per session")
     raw = gateway_rows.measure(v.worker, CTL, OWNERS[0], rounds, params, rng, failures, progress)
     return gateway_results(raw)
 
