@@ -30,8 +30,9 @@ import sys
 import threading
 import time
 
-from report import (burst_results, cpu_results, fmt, held_results, helper_results, latency_results, loop_results,
-                    median, render, targets)
+import gateway_rows
+from report import (burst_results, cpu_results, fmt, gateway_results, held_results, helper_results, latency_results,
+                    loop_results, median, render, targets)
 
 CONFIG = "/etc/native-runtime/config.yaml"
 TOOLS = "/usr/libexec/native-runtime/bench"
@@ -799,6 +800,7 @@ def parse_args():
     ap.add_argument("--srt-unavailable", default="")
     ap.add_argument("--json", default="", help="also write the results as JSON to this file")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--only", choices=["gateway"], help="run only this scenario (the gateway rows)")
     return ap.parse_args()
 
 
@@ -834,10 +836,74 @@ def measure_idle_helper(v):
     return {"rss": status_kib(pid, "VmRSS"), "anon": status_kib(pid, "RssAnon"), "file": status_kib(pid, "RssFile")}
 
 
+GATEWAY_NOTE = (
+    "gateway rows: the same client program (bench/gateway_client.py, Python) runs in a fresh session of each "
+    "variant per round, order drawn per round; only the time inside the client is measured, not the launch. "
+    "Requests and streams alternate between one kept-alive connection (opened and used once before timing) "
+    "and a new connection each (its connect counted). "
+    "direct: a `network: host` session, TLS straight to the upstream (it connects to 127.0.0.2 and uses the "
+    "upstream's name for SNI, certificate check and Host, since only the gateway resolves the name); gateway: a "
+    "`network: gateway` session, plain HTTP to the gateway's listener in its own namespace, the gateway does TLS "
+    "upstream (one upstream connection per request: it keeps no pool) and puts the real key in. The upstream "
+    "(bench/gateway_upstream.py, HTTPS on 127.0.0.2:8443) writes each token as its own chunk, the first at once, "
+    "the next ones 1 ms apart, so every token is a separate write the gateway must relay; each token carries "
+    "the time it was written, so the client also reads how long each token took to reach it. Gateway memory: "
+    "the PSS of its main process sampled every 50 ms while a gateway session runs, against its PSS just before, "
+    "with no session registered.")
+
+
+def gateway_phase(v, smoke, rounds, rng, failures):
+    params = gateway_rows.params_for(smoke)
+    progress(f"gateway rows: {rounds} rounds of direct and gateway sessions, {params['requests']} requests "
+             f"and {params['streams']} streams of {params['tokens']} tokens on each kind of connection per session")
+    raw = gateway_rows.measure(v.worker, CTL, OWNERS[0], rounds, params, rng, failures, progress)
+    return gateway_results(raw)
+
+
+def host_info(load_start, mem_total):
+    return {"node": platform.node() or "?", "kernel": platform.release(), "cpus": os.cpu_count(),
+            "mem_total_kib": mem_total, "load_start": [round(x, 2) for x in load_start],
+            "load_end": [round(x, 2) for x in os.getloadavg()]}
+
+
+def main_only_gateway(args):
+    """`--only gateway`: users and the gateway rows, nothing else."""
+    rounds = args.rounds or (3 if args.smoke else 15)
+    rng = random.Random(args.seed)
+    failures = []
+    load_start = os.getloadavg()
+    progress("setting up users")
+    plans = Plans()
+    setup_users(plans)
+    v = Variants(plans, Worker(), {"ok": False})
+    t_start = time.monotonic()
+    gateway = gateway_phase(v, args.smoke, rounds, rng, failures)
+    results = {
+        "schema": 1,
+        "mode": "smoke" if args.smoke else "full",
+        "only": "gateway",
+        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "host": host_info(load_start, status_kib_meminfo()),
+        "elapsed_s": round(time.monotonic() - t_start, 1),
+        "gateway": gateway,
+        "notes": [GATEWAY_NOTE],
+        "failures": failures,
+    }
+    sys.stdout.write(render(results))
+    sys.stdout.flush()
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
+            f.write("\n")
+    return 1 if failures else 0
+
+
 def main():
     args = parse_args()
     if os.geteuid() != 0:
         die("must run as root inside the harness")
+    if args.only == "gateway":
+        return main_only_gateway(args)
     smoke = args.smoke
     rounds = args.rounds or (3 if smoke else 25)
     bursts = 1 if smoke else 3
@@ -846,6 +912,7 @@ def main():
     loop_iterations = 20000 if smoke else 1000000
     held_count = args.held or (8 if smoke else 256)
     held_launch_count = 3 if smoke else 15
+    gateway_rounds = 3 if smoke else 15
     size = 64
     rng = random.Random(args.seed)
     notes, failures = [], []
@@ -869,6 +936,7 @@ def main():
     lat, ok_count, helper = concurrency_phase(v, bursts, size, rng, failures)
     progress(f"syscall loop: {loop_rounds} rounds of {loop_iterations} calls, outside / A / B / session")
     loops, filters = loop_phase(v, rounds=loop_rounds, iterations=loop_iterations, rng=rng, failures=failures)
+    gateway = gateway_phase(v, smoke, gateway_rounds, rng, failures)
     elapsed = time.monotonic() - t_start
 
     if not v.srt["ok"]:
@@ -889,14 +957,13 @@ def main():
                  "The scenario runs first; held first: " + " then ".join(held["order"]) + " (drawn), since "
                  "PID 1 and the broker reuse memory the first kind made them allocate, the second kind's growth "
                  "is a lower bound; the helper is restarted before the product's sessions.")
+    notes.append(GATEWAY_NOTE)
     mem_total = status_kib_meminfo()
     results = {
         "schema": 1,
         "mode": "smoke" if smoke else "full",
         "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "host": {"node": platform.node() or "?", "kernel": platform.release(), "cpus": os.cpu_count(),
-                 "mem_total_kib": mem_total, "load_start": [round(x, 2) for x in load_start],
-                 "load_end": [round(x, 2) for x in os.getloadavg()]},
+        "host": host_info(load_start, mem_total),
         "elapsed_s": round(elapsed, 1),
         "srt": {"measured": v.srt["ok"], "reason": v.srt.get("reason")},
         "latency": latency_results(samples, fails, rounds, {wl: w["title"] for wl, w in WORKLOADS.items()}),
@@ -904,6 +971,7 @@ def main():
         "helper": helper_results(idle, cpu, helper, hostnamed_kib),
         "loop": loop_results(loops, filters, loop_iterations, loop_rounds),
         "held": held_results(held),
+        "gateway": gateway,
         "notes": notes,
         "failures": failures,
     }

@@ -177,6 +177,80 @@ def held_results(res):
             "memory": memory}
 
 
+GATEWAY_ROWS = (
+    ("fresh", "ms", 1e0, "per request, new connection each time (ms)"),
+    ("keep", "ms", 1e0, "per request, kept-alive connection (ms)"),
+    ("ttft_keep", "ms", 1e0, "time to first token, kept-alive connection (ms)"),
+    ("ttft_fresh", "ms", 1e0, "time to first token, new connection, connect included (ms)"),
+    ("spread", "us", 1e3, "per streamed token: (last - first event) / (tokens - 1) (us)"),
+    ("lags", "us", 1e3, "per streamed token: upstream wrote it -> client read it (us)"),
+)
+
+
+def gateway_results(raw):
+    """The gateway rows: each figure of the gateway variant next to the
+    direct variant's from the same rounds, with the difference and ratio."""
+    params = raw.get("params", {})
+    out = {"measured": raw.get("measured"), "reason": raw.get("reason"), "rounds": raw.get("rounds"),
+           "upstream": raw.get("upstream"), "requests_per_session": params.get("requests"),
+           "streams_per_session": params.get("streams"), "tokens": params.get("tokens"),
+           "gap_ms": params.get("gap_ms"), "sessions": raw.get("sessions", {}), "calls": raw.get("calls", {})}
+    rows = {}
+    samples = raw.get("samples", {})
+    for key, unit, scale, label in GATEWAY_ROWS:
+        d = samples.get("direct", {}).get(key) or []
+        g = samples.get("gateway", {}).get(key) or []
+        md = median(d) * scale if d else None
+        mg = median(g) * scale if g else None
+        rows[key] = {"label": label, "unit": unit, "n_direct": len(d), "n_gateway": len(g),
+                     "direct": num(md), "gateway": num(mg),
+                     "direct_p95": num(pct(d, 95) * scale if d else None),
+                     "gateway_p95": num(pct(g, 95) * scale if g else None),
+                     "added": num(mg - md if md is not None and mg is not None else None),
+                     "ratio": num(ratio(mg, md))}
+    out["rows"] = rows
+    mem = raw.get("memory", {})
+    idle = median(mem["idle"]) if mem.get("idle") else None
+    peak = median(mem["peak_pss"]) if mem.get("peak_pss") else None
+    out["memory"] = {"gateway_pss_idle_kib": num(idle, 1), "gateway_pss_session_kib": num(peak, 1),
+                     "gateway_rss_session_kib": num(median(mem["peak_rss"]) if mem.get("peak_rss") else None, 1),
+                     "growth_kib": num(peak - idle if peak is not None and idle is not None else None, 1),
+                     "ratio": num(ratio(peak, idle)), "samples": len(mem.get("peak_pss", []))}
+    return out
+
+
+def render_gateway(g):
+    """The gateway section of the Markdown report."""
+    p = []
+    if not g.get("measured"):
+        p.append("## Egress gateway vs direct: not measured")
+        p.append(g.get("reason") or "no reason recorded")
+        return p
+    p.append(f"## Egress gateway vs direct (same client in a session, same upstream; {g['rounds']} interleaved "
+             f"rounds, {g['requests_per_session']} requests of each kind and {g['streams_per_session']} streams of each kind "
+             f"of {g['tokens']} tokens, {fmt(g['gap_ms'], 1)} ms apart, per session; medians)")
+    rows = []
+    for x in g["rows"].values():
+        digits = 2 if x["unit"] == "ms" else 0
+        rows.append([x["label"], fmt(x["direct"], digits), fmt(x["gateway"], digits), fmt(x["added"], digits),
+                     fmt(x["ratio"], 2), f"{fmt(x['direct_p95'], digits)} / {fmt(x['gateway_p95'], digits)}",
+                     f"{x['n_direct']} / {x['n_gateway']}"])
+    s, c = g["sessions"], g["calls"]
+    rows.append(["sessions ok (direct / gateway)", f"{s['direct']['ok']}/{s['direct']['runs']}",
+                 f"{s['gateway']['ok']}/{s['gateway']['runs']}", "", "", "", ""])
+    rows.append(["requests and streams ok", f"{c['direct']['ok']}/{c['direct']['runs']}",
+                 f"{c['gateway']['ok']}/{c['gateway']['runs']}", "", "", "", ""])
+    p.append(table(["measure", "direct", "through the gateway", "added", "ratio gateway / direct",
+                    "p95 direct / gateway", "samples direct / gateway"], rows))
+    m = g["memory"]
+    p.append(table(["native-runtime-gateway (main process)", "value", "baseline", "baseline value", "ratio"], [
+        ["PSS while one gateway session runs (peak, median over sessions), KiB", fmt(m["gateway_pss_session_kib"], 0),
+         "its PSS with no session registered, same run", fmt(m["gateway_pss_idle_kib"], 0), fmt(m["ratio"], 2)],
+        ["RSS while one gateway session runs (peak, median), KiB", fmt(m["gateway_rss_session_kib"], 0), "", "", ""],
+    ]))
+    return p
+
+
 def target(name, baseline, measured, ok):
     return {"target": name, "baseline": baseline, "measured": measured,
             "result": "n/a" if ok is None else ("met" if ok else "MISSED")}
@@ -247,6 +321,8 @@ def render(r):
     """The report as Markdown, from the same dictionary results.json holds."""
     p = []
     host = r["host"]
+    if r.get("only") == "gateway":
+        return render_only_gateway(r)
     p.append(f"# native-runtime bench ({r['mode']} mode), {r['time']}")
     p.append(f"host: {host['node']}, Linux {host['kernel']}, {host['cpus']} CPUs, {fmt(host['mem_total_kib'] / 1048576 if host['mem_total_kib'] else None, 1)} GiB RAM, "
              f"load average {' '.join(f'{x:.2f}' for x in host['load_start'])} at the start and "
@@ -329,9 +405,27 @@ def render(r):
                                                           mem.get(k, {}).get("processes_besides_agent", {}).items())
                                                   or "n/a" for k in ("nr", "B")])
     p.append(table(["per held session", "native-runtime", "B: systemd-run + bwrap"], rows))
+    if "gateway" in r:
+        p += render_gateway(r["gateway"])
     p.append("## Targets")
     p.append(table(["target", "baseline", "measured", "result"],
                    [[t["target"], t["baseline"], t["measured"], t["result"]] for t in r["targets"]]))
+    p.append("## Notes")
+    p.append("\n".join(f"- {x}" for x in r["notes"]))
+    if r["failures"]:
+        p.append(f"## Failures ({len(r['failures'])})")
+        p.append("\n".join(f"- {x}" for x in r["failures"][:50]))
+    return "\n\n".join(p) + "\n"
+
+
+def render_only_gateway(r):
+    """`bench/run --only gateway`: the gateway rows alone."""
+    host = r["host"]
+    p = [f"# native-runtime bench ({r['mode']} mode, gateway rows only), {r['time']}",
+         f"host: {host['node']}, Linux {host['kernel']}, {host['cpus']} CPUs, load average "
+         f"{' '.join(f'{x:.2f}' for x in host['load_start'])} at the start and "
+         f"{' '.join(f'{x:.2f}' for x in host['load_end'])} at the end; measured phases took {r['elapsed_s']:.0f} s"]
+    p += render_gateway(r["gateway"])
     p.append("## Notes")
     p.append("\n".join(f"- {x}" for x in r["notes"]))
     if r["failures"]:
