@@ -844,7 +844,7 @@ GATEWAY_NOTE = (
     "direct: a `network: host` session, TLS straight to the upstream (it connects to 127.0.0.2 and uses the "
     "upstream's name for SNI, certificate check and Host, since only the gateway resolves the name); gateway: a "
     "`network: gateway` session, plain HTTP to the gateway's listener in its own namespace, the gateway does TLS "
-    "upstream (one upstream connection per request: it keeps no pool) and puts the real key in. The upstream "
+    "upstream (it keeps the upstream connection for the same client connection's next request) and puts the real key in. The upstream "
     "(bench/gateway_upstream.py, HTTPS on 127.0.0.2:8443) writes each token as its own chunk, the first at once, "
     "the next ones 1 ms apart, so every token is a separate write the gateway must relay; each token carries "
     "the time it was written, so the client also reads how long each token took to reach it. Gateway memory: "
