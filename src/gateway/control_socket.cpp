@@ -15,7 +15,6 @@ namespace nr::gateway {
 
 namespace {
 
-constexpr int kFirstListenFd = 3; // SD_LISTEN_FDS_START
 constexpr std::size_t kMaxDatagram = 64U << 10U;
 
 [[noreturn]] void throw_errno(const std::string& what)
@@ -24,28 +23,6 @@ constexpr std::size_t kMaxDatagram = 64U << 10U;
 }
 
 } // namespace
-
-std::optional<sys::UniqueFd> inherited_control_socket()
-{
-    const char* pid = std::getenv("LISTEN_PID");
-    const char* fds = std::getenv("LISTEN_FDS");
-    if (pid == nullptr || fds == nullptr || std::strtol(pid, nullptr, 10) != getpid()) {
-        return std::nullopt;
-    }
-    if (std::strcmp(fds, "1") != 0) {
-        throw std::runtime_error("expected exactly one socket from systemd, got LISTEN_FDS=" + std::string(fds));
-    }
-    // Not for our children (we have none, but a later exec must not see them).
-    (void)unsetenv("LISTEN_PID");
-    (void)unsetenv("LISTEN_FDS");
-    (void)unsetenv("LISTEN_FDNAMES");
-    int type = 0;
-    socklen_t len = sizeof type;
-    if (getsockopt(kFirstListenFd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET) {
-        throw std::runtime_error("the socket from systemd is not SOCK_SEQPACKET");
-    }
-    return sys::UniqueFd(kFirstListenFd);
-}
 
 sys::UniqueFd bind_control_socket(const std::string& path)
 {

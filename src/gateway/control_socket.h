@@ -10,9 +10,6 @@
 
 namespace nr::gateway {
 
-// The socket systemd handed over (LISTEN_FDS=1 for this process), or none.
-std::optional<sys::UniqueFd> inherited_control_socket();
-
 // Binds and listens on `path` (mode 0600, a stale socket is replaced).
 sys::UniqueFd bind_control_socket(const std::string& path);
 

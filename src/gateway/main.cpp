@@ -10,6 +10,7 @@
 
 #include "gateway/control_socket.h"
 #include "gateway/server.h"
+#include "gateway/session_store.h"
 #include "sys/journal_writer.h"
 #include "version/version.h"
 
@@ -80,12 +81,16 @@ int main(int argc, char** argv)
     // A session that closes mid-answer must cost an EPIPE, not the gateway.
     (void)std::signal(SIGPIPE, SIG_IGN);
     try {
-        auto control = options.control.empty() ? nr::gateway::inherited_control_socket()
+        auto inherited = nr::gateway::take_inherited_descriptors();
+        for (const auto& problem : inherited.problems) {
+            std::cerr << "native-runtime-gateway: " << problem << '\n';
+        }
+        auto control = options.control.empty() ? std::move(inherited.control)
                                                : std::optional(nr::gateway::bind_control_socket(options.control));
         if (!control) {
             usage("no control socket: not socket-activated and no --control");
         }
-        nr::gateway::run_server(std::move(*control), options.server);
+        nr::gateway::run_server(std::move(*control), std::move(inherited.sessions), options.server);
     } catch (const std::exception& e) {
         std::cerr << "native-runtime-gateway: " << e.what() << '\n';
         return 1;

@@ -11,6 +11,7 @@
 #include "core/request_budget.h"
 #include "gateway/control_socket.h"
 #include "gateway/credential_store.h"
+#include "gateway/session_store.h"
 #include "sys/journal_writer.h"
 
 #include <boost/asio.hpp>
@@ -62,6 +63,7 @@ struct Session {
     core::GatewayCounters counters;
     std::list<std::weak_ptr<Connection>> connections;
     bool revoked = false;
+    std::string stored_as; // its name in systemd's descriptor store, if kept there
 
     Session(asio::io_context& io, core::GatewaySession session) : config(std::move(session)), acceptor(io) {}
 };
@@ -609,7 +611,10 @@ awaitable<void> accept_loop(Shared& shared, std::shared_ptr<Session> session)
     }
 }
 
-std::string register_session(Shared& shared, const core::GatewaySession& config, sys::UniqueFd listener)
+// `registration` is the helper's message, kept in systemd's descriptor
+// store with the listener; empty for a session restored from there.
+std::string register_session(Shared& shared, const core::GatewaySession& config, sys::UniqueFd listener,
+                             const std::string& registration, std::string stored_as = {})
 {
     if (!listener.valid()) {
         return "a registration needs exactly one listener";
@@ -626,6 +631,20 @@ std::string register_session(Shared& shared, const core::GatewaySession& config,
     if (ec) {
         return "cannot adopt the listener: " + ec.message();
     }
+    if (stored_as.empty() && !registration.empty()) {
+        stored_as = stored_name(listener.get());
+        try {
+            if (!store_session(stored_as, listener.get(), registration)) {
+                stored_as.clear();
+            }
+        } catch (const std::exception& e) {
+            // Served all the same; only a restart of the gateway would lose it.
+            std::cerr << "native-runtime-gateway: cannot keep " << config.unit << " across a restart: " << e.what()
+                      << '\n';
+            stored_as.clear();
+        }
+    }
+    session->stored_as = stored_as;
     listener.release();
     session->port = session->acceptor.local_endpoint(ec).port();
     shared.sessions.emplace(config.unit, session);
@@ -642,6 +661,7 @@ std::string revoke_session(Shared& shared, const std::string& unit)
     auto session = it->second;
     shared.sessions.erase(it);
     session->revoked = true;
+    forget_session(session->stored_as);
     beast::error_code ignored;
     session->acceptor.close(ignored);
     for (const auto& weak : session->connections) {
@@ -670,7 +690,7 @@ std::string handle_control(Shared& shared, ControlDatagram datagram)
         }
         return revoke_session(shared, control.session.unit);
     }
-    return register_session(shared, control.session, std::move(datagram.descriptor));
+    return register_session(shared, control.session, std::move(datagram.descriptor), datagram.message);
 }
 
 std::string one_line(std::string text)
@@ -729,7 +749,7 @@ awaitable<void> control_loop(Shared& shared, sys::UniqueFd control)
 
 } // namespace
 
-void run_server(sys::UniqueFd control, const ServerOptions& options)
+void run_server(sys::UniqueFd control, std::vector<StoredSession> restored, const ServerOptions& options)
 {
     asio::io_context io(1);
     Shared shared{io,
@@ -748,6 +768,30 @@ void run_server(sys::UniqueFd control, const ServerOptions& options)
     }
     asio::signal_set signals(io, SIGTERM, SIGINT);
     signals.async_wait([&io](const beast::error_code&, int) { io.stop(); });
+    // Before the control socket is read: a revocation the helper sent
+    // while the gateway restarted waits there for the session it names.
+    for (auto& stored : restored) {
+        std::string problem;
+        try {
+            const auto control_message = core::decode_gateway_control(stored.registration);
+            problem =
+                control_message.kind == core::GatewayControl::Kind::Register
+                    ? register_session(shared, control_message.session, std::move(stored.listener), {}, stored.name)
+                    : "not a registration";
+            if (problem.empty()) {
+                std::cerr << "native-runtime-gateway: serving " << control_message.session.unit
+                          << " again after a restart\n";
+            }
+        } catch (const std::exception& e) {
+            problem = e.what();
+        }
+        if (!problem.empty()) {
+            std::cerr << "native-runtime-gateway: dropped stored session " << stored.name << ": " << problem << '\n';
+            forget_session(stored.name);
+        }
+    }
+    std::cerr << "native-runtime-gateway: ready, " << shared.sessions.size()
+              << " session(s) restored from systemd's descriptor store" << std::endl;
     asio::co_spawn(io, control_loop(shared, std::move(control)), asio::detached);
     io.run();
 }

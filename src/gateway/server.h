@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "gateway/session_store.h"
 #include "sys/unique_fd.h"
 
 namespace nr::gateway {
@@ -16,7 +17,10 @@ struct ServerOptions {
     std::string upstream_ca; // empty: the system's trust store
 };
 
-// Runs until SIGTERM or SIGINT. Throws for a setup failure (TLS context).
-void run_server(sys::UniqueFd control, const ServerOptions& options);
+// Serves `restored` (sessions a previous gateway process registered, from
+// systemd's descriptor store) and whatever the helper registers on
+// `control`, until SIGTERM or SIGINT. Throws for a setup failure (TLS
+// context).
+void run_server(sys::UniqueFd control, std::vector<StoredSession> restored, const ServerOptions& options);
 
 } // namespace nr::gateway

@@ -548,3 +548,60 @@ TEST_F(AGatewaySession, OverItsOwnersBudgetIsAnsweredWith429AndRetryAfter)
     const auto free = run(client_session("gwfree", {"providers", "3", "/responses"}));
     EXPECT_EQ(parse_lines(free.out)["statuses"], "200,200,200") << free.out << free.err;
 }
+
+namespace {
+
+std::string gateway_main_pid()
+{
+    return unit_property(kGatewayUnit, "MainPID");
+}
+
+// The gateway's records about `unit` written by process `pid`, as journalctl
+// prints them with -o verbose.
+std::string gateway_records(const std::string& unit, const std::string& pid)
+{
+    return run({"journalctl", "-b", "-q", "-o", "verbose", "--no-pager", "-u", kGatewayUnit, "_PID=" + pid,
+                "NATIVE_RUNTIME_UNIT=" + unit})
+        .out;
+}
+
+std::string gateway_messages(const std::string& pid)
+{
+    return run({"journalctl", "-b", "-q", "-o", "cat", "--no-pager", "-u", kGatewayUnit, "_PID=" + pid}).out;
+}
+
+} // namespace
+
+TEST_F(AGatewaySession, KeepsItsWayOutAcrossARestartOfTheGateway)
+{
+    const auto endpoint = upstream();
+    const auto unit = unit_of("alice", "gwrestart");
+    Background session(client_session("gwrestart", {"repeat", "/responses", "200"}));
+    std::string before;
+    ASSERT_TRUE(eventually(60, [&] {
+        before = gateway_main_pid();
+        return before != "0" && contains(gateway_records(unit, before), "NATIVE_RUNTIME_GATEWAY_STATUS=200");
+    })) << "control: the session's requests reach the upstream before the restart";
+
+    ASSERT_EQ(run({"systemctl", "restart", kGatewayUnit}).status, 0);
+    const auto after = gateway_main_pid();
+    ASSERT_NE(after, before);
+    EXPECT_TRUE(
+        eventually(60, [&] { return contains(gateway_records(unit, after), "NATIVE_RUNTIME_GATEWAY_STATUS=200"); }))
+        << "no request of the running session was relayed by the restarted gateway: " << gateway_messages(after);
+    EXPECT_TRUE(contains(gateway_messages(after), "serving " + unit + " again after a restart"))
+        << gateway_messages(after);
+    EXPECT_TRUE(contains(gateway_messages(after), "ready, 1 session(s) restored")) << gateway_messages(after);
+
+    // A revoked session is dropped from the store: the next restart does
+    // not bring it back.
+    EXPECT_EQ(run({kCtl, "stop", "--owner", "alice", "--chat", "gwrestart"}).status, 0);
+    (void)session.wait();
+    ASSERT_TRUE(eventually(30, [&] { return contains(gateway_messages(after), "gateway revoked " + unit); }))
+        << gateway_messages(after);
+    ASSERT_EQ(run({"systemctl", "restart", kGatewayUnit}).status, 0);
+    const auto third = gateway_main_pid();
+    ASSERT_TRUE(eventually(30, [&] { return contains(gateway_messages(third), "ready, "); }))
+        << "control: the restarted gateway says when it has restored what it kept";
+    EXPECT_FALSE(contains(gateway_messages(third), unit)) << gateway_messages(third);
+}
