@@ -127,7 +127,9 @@ def gateway_pid():
     return int(pid) if pid.isdigit() and pid != "0" else None
 
 
-def kib(path, field):
+def proc_kib(path, field):
+    """The kB figure of a "Field:  N kB" line of a /proc file, None when the
+    file or the field is gone (a process that has exited)."""
     try:
         with open(path, encoding="ascii") as f:
             for line in f:
@@ -139,7 +141,7 @@ def kib(path, field):
 
 
 def footprint(pid):
-    return {"pss": kib(f"/proc/{pid}/smaps_rollup", "Pss"), "rss": kib(f"/proc/{pid}/status", "VmRSS")}
+    return {"pss": proc_kib(f"/proc/{pid}/smaps_rollup", "Pss"), "rss": proc_kib(f"/proc/{pid}/status", "VmRSS")}
 
 
 class Sampler(threading.Thread):

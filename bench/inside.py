@@ -308,21 +308,20 @@ def ensure_helper(v):
     return pid
 
 
-def proc_kib(path, field):
-    """The kB figure of a "Field:  N kB" line of a /proc file, None when the
-    file or the field is gone (a process that has exited)."""
-    try:
-        with open(path, encoding="ascii") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
+def publish(results, json_path):
+    """The table on stdout, the figures as JSON to `json_path`; the exit
+    status says whether every launch succeeded."""
+    sys.stdout.write(render(results))
+    sys.stdout.flush()
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
+            f.write("\n")
+    return 1 if results["failures"] else 0
 
 
 def status_kib(pid, field):
-    return proc_kib(f"/proc/{pid}/status", field)
+    return gateway_rows.proc_kib(f"/proc/{pid}/status", field)
 
 
 def cpu_ns(pid):
@@ -572,7 +571,7 @@ def descendants(pid, table):
 
 
 def pss_kib(pid):
-    return proc_kib(f"/proc/{pid}/smaps_rollup", "Pss")
+    return gateway_rows.proc_kib(f"/proc/{pid}/smaps_rollup", "Pss")
 
 
 def main_pids(units):
@@ -889,13 +888,7 @@ def main_only_gateway(args):
         "notes": [GATEWAY_NOTE],
         "failures": failures,
     }
-    sys.stdout.write(render(results))
-    sys.stdout.flush()
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
-            f.write("\n")
-    return 1 if failures else 0
+    return publish(results, args.json)
 
 
 def main():
@@ -977,17 +970,11 @@ def main():
     }
     results["burst"] = burst_results(lat, ok_count, helper, bursts, size, results["latency"], OWNERS)
     results["targets"] = targets(results)
-    sys.stdout.write(render(results))
-    sys.stdout.flush()
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
-            f.write("\n")
-    return 1 if failures else 0
+    return publish(results, args.json)
 
 
 def status_kib_meminfo():
-    return proc_kib("/proc/meminfo", "MemTotal")
+    return gateway_rows.proc_kib("/proc/meminfo", "MemTotal")
 
 
 if __name__ == "__main__":

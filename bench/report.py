@@ -410,12 +410,16 @@ def render(r):
     p.append("## Targets")
     p.append(table(["target", "baseline", "measured", "result"],
                    [[t["target"], t["baseline"], t["measured"], t["result"]] for t in r["targets"]]))
-    p.append("## Notes")
-    p.append("\n".join(f"- {x}" for x in r["notes"]))
+    return "\n\n".join(p + notes_and_failures(r)) + "\n"
+
+
+def notes_and_failures(r):
+    """The closing sections of every table."""
+    p = ["## Notes", "\n".join(f"- {x}" for x in r["notes"])]
     if r["failures"]:
         p.append(f"## Failures ({len(r['failures'])})")
         p.append("\n".join(f"- {x}" for x in r["failures"][:50]))
-    return "\n\n".join(p) + "\n"
+    return p
 
 
 def render_only_gateway(r):
@@ -426,9 +430,4 @@ def render_only_gateway(r):
          f"{' '.join(f'{x:.2f}' for x in host['load_start'])} at the start and "
          f"{' '.join(f'{x:.2f}' for x in host['load_end'])} at the end; measured phases took {r['elapsed_s']:.0f} s"]
     p += render_gateway(r["gateway"])
-    p.append("## Notes")
-    p.append("\n".join(f"- {x}" for x in r["notes"]))
-    if r["failures"]:
-        p.append(f"## Failures ({len(r['failures'])})")
-        p.append("\n".join(f"- {x}" for x in r["failures"][:50]))
-    return "\n\n".join(p) + "\n"
+    return "\n\n".join(p + notes_and_failures(r)) + "\n"

@@ -373,6 +373,34 @@ NetworkMode read_network(const ConfigReader& r, const Node& node, const Key& key
     r.error_at(node, key, "expected host, offline or gateway");
 }
 
+// A mapping whose keys the operator chooses (adapter names, owner ids): no
+// fixed schema, so each key must be an id of `kind`, used once, with a
+// value `read` takes.
+template <typename Map, typename Read>
+void read_id_map(const ConfigReader& r, const Node& node, const Key& key, IdKind kind, const char* expected, Map& out,
+                 const Read& read)
+{
+    if (!node.IsMap()) {
+        r.error_at(node, key, std::string("expected ") + expected);
+    }
+    for (const auto& entry : node) {
+        const auto name = r.key_of(entry.first, key);
+        const auto full = key + "." + name;
+        try {
+            validate_id(kind, name);
+        } catch (const Error& e) {
+            r.error_at(entry.first, full, e.what());
+        }
+        if (out.contains(name)) {
+            r.error_at(entry.first, full, "duplicate key");
+        }
+        if (entry.second.IsNull()) {
+            r.error_at(entry.first, full, "expected a value");
+        }
+        out[name] = read(entry.second, full, name);
+    }
+}
+
 // `owners` maps owner ids, which the operator chooses, to budgets.
 RequestBudgetSettings read_request_budget(const ConfigReader& r, const Node& node, const Key& key)
 {
@@ -396,22 +424,11 @@ RequestBudgetSettings read_request_budget(const ConfigReader& r, const Node& nod
                        {"per_owner", [&](const Node& n, const Key& k) { budget.per_owner = count(n, k); }},
                        {"owners",
                         [&](const Node& n, const Key& k) {
-                            if (!n.IsMap()) {
-                                r.error_at(n, k, "expected a mapping of owner ids to request counts");
-                            }
-                            for (const auto& entry : n) {
-                                const auto owner = r.key_of(entry.first, k);
-                                const auto full = k + "." + owner;
-                                try {
-                                    validate_id(IdKind::Owner, owner);
-                                } catch (const Error& e) {
-                                    r.error_at(entry.first, full, e.what());
-                                }
-                                if (budget.owners.contains(owner)) {
-                                    r.error_at(entry.first, full, "duplicate key");
-                                }
-                                budget.owners[owner] = count(entry.second, full);
-                            }
+                            read_id_map(r, n, k, IdKind::Owner, "a mapping of owner ids to request counts",
+                                        budget.owners,
+                                        [&count](const Node& value, const Key& where, const std::string&) {
+                                            return count(value, where);
+                                        });
                         }},
                    });
     return budget;
@@ -493,29 +510,11 @@ AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& 
     return profile;
 }
 
-// The keys of `adapters` are names the operator chooses, so this mapping
-// has no fixed schema: each name must be an adapter id, used once.
+// The keys of `adapters` are adapter names the operator chooses.
 void read_adapters(const ConfigReader& r, const Node& node, const Key& key, Config& config)
 {
-    if (!node.IsMap()) {
-        r.error_at(node, key, "expected a mapping of adapter names to profiles");
-    }
-    for (const auto& entry : node) {
-        const auto name = r.key_of(entry.first, key);
-        const auto full = key + "." + name;
-        try {
-            validate_id(IdKind::Adapter, name);
-        } catch (const Error& e) {
-            r.error_at(entry.first, full, e.what());
-        }
-        if (config.adapters.contains(name)) {
-            r.error_at(entry.first, full, "duplicate key");
-        }
-        if (entry.second.IsNull()) {
-            r.error_at(entry.first, full, "expected a value");
-        }
-        config.adapters[name] = read_adapter(r, entry.second, full, name);
-    }
+    read_id_map(r, node, key, IdKind::Adapter, "a mapping of adapter names to profiles", config.adapters,
+                [&r](const Node& n, const Key& k, const std::string& name) { return read_adapter(r, n, k, name); });
 }
 
 // Application master secrets may be neither the MCP token nor any adapter's
