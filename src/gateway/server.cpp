@@ -48,6 +48,7 @@ constexpr auto kConnectTimeout = std::chrono::seconds(30);
 constexpr auto kUpstreamReadTimeout = std::chrono::minutes(5);
 constexpr std::size_t kRelayChunk = 16U << 10U;
 constexpr unsigned kHttp11 = 11;
+constexpr std::uint64_t kUsecPerSec = 1000000;
 
 auto with(beast::error_code& ec)
 {
@@ -265,18 +266,16 @@ private:
                             !connect && request.keep_alive());
             co_return !connect && request.keep_alive();
         }
+        const auto* tunnel = std::get_if<core::RouteTunnel>(&route);
+        exchange.record.host =
+            tunnel != nullptr ? core::sanitize_host(tunnel->host) : std::get<core::RouteForward>(route).host;
         // Only what the gateway would relay counts against the owner's
         // budget: a refused destination costs nothing upstream.
         const auto& config = session_->config;
         const auto budget = shared_.budget.admit(config.owner, config.request_budget,
-                                                 config.budget_window_sec * 1000000, steady_now_usec());
+                                                 config.budget_window_sec * kUsecPerSec, steady_now_usec());
         exchange.record.budget_used = budget.used;
         if (!budget.admitted) {
-            if (const auto* tunnel = std::get_if<core::RouteTunnel>(&route)) {
-                exchange.record.host = core::sanitize_host(tunnel->host);
-            } else {
-                exchange.record.host = std::get<core::RouteForward>(route).host;
-            }
             const bool keep = request.method() != http::verb::connect && request.keep_alive();
             co_await refuse(exchange, http::status::too_many_requests, "budget",
                             "native-runtime gateway: owner " + config.owner + " has used its " +
@@ -286,14 +285,12 @@ private:
                             keep, budget.retry_after_sec);
             co_return keep;
         }
-        if (const auto* tunnel = std::get_if<core::RouteTunnel>(&route)) {
-            exchange.record.host = core::sanitize_host(tunnel->host);
+        if (tunnel != nullptr) {
             core::HostPort where{tunnel->host, tunnel->port};
             co_await relay_tunnel(std::move(where), buffer, exchange);
             co_return false;
         }
         const auto& forward = std::get<core::RouteForward>(route);
-        exchange.record.host = forward.host;
         co_return co_await forward_request(forward, std::move(request), exchange);
     }
 
@@ -611,10 +608,10 @@ awaitable<void> accept_loop(Shared& shared, std::shared_ptr<Session> session)
     }
 }
 
-// `registration` is the helper's message, kept in systemd's descriptor
-// store with the listener; empty for a session restored from there.
+// `stored_as`: the name of a session restored from systemd's descriptor
+// store, where it already is.
 std::string register_session(Shared& shared, const core::GatewaySession& config, sys::UniqueFd listener,
-                             const std::string& registration, std::string stored_as = {})
+                             const std::string& stored_as = {})
 {
     if (!listener.valid()) {
         return "a registration needs exactly one listener";
@@ -630,19 +627,6 @@ std::string register_session(Shared& shared, const core::GatewaySession& config,
     session->acceptor.assign(tcp::v4(), listener.get(), ec);
     if (ec) {
         return "cannot adopt the listener: " + ec.message();
-    }
-    if (stored_as.empty() && !registration.empty()) {
-        stored_as = stored_name(listener.get());
-        try {
-            if (!store_session(stored_as, listener.get(), registration)) {
-                stored_as.clear();
-            }
-        } catch (const std::exception& e) {
-            // Served all the same; only a restart of the gateway would lose it.
-            std::cerr << "native-runtime-gateway: cannot keep " << config.unit << " across a restart: " << e.what()
-                      << '\n';
-            stored_as.clear();
-        }
     }
     session->stored_as = stored_as;
     listener.release();
@@ -673,6 +657,23 @@ std::string revoke_session(Shared& shared, const std::string& unit)
     return {};
 }
 
+// Puts the session's listener and the helper's registration into systemd's
+// descriptor store; a session that cannot be kept there is served all the
+// same, and only a restart of the gateway would lose it.
+void keep_across_restart(Session& session, const std::string& registration)
+{
+    const int listener = session.acceptor.native_handle();
+    const auto name = stored_name(listener);
+    try {
+        if (store_session(name, listener, registration)) {
+            session.stored_as = name;
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "native-runtime-gateway: cannot keep " << session.config.unit << " across a restart: " << e.what()
+                  << '\n';
+    }
+}
+
 std::string handle_control(Shared& shared, ControlDatagram datagram)
 {
     if (!datagram.error.empty()) {
@@ -690,7 +691,11 @@ std::string handle_control(Shared& shared, ControlDatagram datagram)
         }
         return revoke_session(shared, control.session.unit);
     }
-    return register_session(shared, control.session, std::move(datagram.descriptor), datagram.message);
+    auto problem = register_session(shared, control.session, std::move(datagram.descriptor));
+    if (problem.empty()) {
+        keep_across_restart(*shared.sessions.at(control.session.unit), datagram.message);
+    }
+    return problem;
 }
 
 std::string one_line(std::string text)
@@ -774,10 +779,9 @@ void run_server(sys::UniqueFd control, std::vector<StoredSession> restored, cons
         std::string problem;
         try {
             const auto control_message = core::decode_gateway_control(stored.registration);
-            problem =
-                control_message.kind == core::GatewayControl::Kind::Register
-                    ? register_session(shared, control_message.session, std::move(stored.listener), {}, stored.name)
-                    : "not a registration";
+            problem = control_message.kind == core::GatewayControl::Kind::Register
+                          ? register_session(shared, control_message.session, std::move(stored.listener), stored.name)
+                          : "not a registration";
             if (problem.empty()) {
                 std::cerr << "native-runtime-gateway: serving " << control_message.session.unit
                           << " again after a restart\n";
