@@ -313,6 +313,35 @@ std::string round_trip(std::uint16_t port, const std::string& request)
     return read_to_end(fd.get());
 }
 
+// One answer with a Content-Length from a connection that stays open.
+std::string read_one_response(int fd)
+{
+    std::string out;
+    std::array<char, 4096> buffer{};
+    for (;;) {
+        const auto head_end = out.find("\r\n\r\n");
+        if (head_end != std::string::npos) {
+            const auto at = out.find("Content-Length: ");
+            const auto length = at == std::string::npos ? 0 : std::stoul(out.substr(at + 16));
+            if (out.size() >= head_end + 4 + length) {
+                return out;
+            }
+        }
+        const auto n = recv(fd, buffer.data(), buffer.size(), 0);
+        if (n <= 0) {
+            return out;
+        }
+        out.append(buffer.data(), static_cast<std::size_t>(n));
+    }
+}
+
+// A GET that keeps the connection open for the next one.
+std::string kept_get(const std::string& target, const std::string& test_id, const std::string& authorization)
+{
+    return "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test-Id: " + test_id +
+           "\r\nAuthorization: " + authorization + "\r\n\r\n";
+}
+
 std::string get(const std::string& target, const std::string& test_id, const std::string& authorization)
 {
     std::string request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test-Id: " + test_id + "\r\n";
@@ -365,6 +394,7 @@ class ARegistration : public GatewayTest {};
 class AnAnswerOverTheLimit : public GatewayTest {};
 class AMissingCredential : public GatewayTest {};
 class AControlPeerOtherThanRoot : public GatewayTest {};
+class AKeptAliveClient : public GatewayTest {};
 
 } // namespace
 
@@ -605,4 +635,44 @@ TEST_F(AControlPeerOtherThanRoot, GetsNoAnswerAndRegistersNothing)
     // Had nobody's registration gone through, the unit would now be known.
     EXPECT_EQ(control(nr::core::encode_gateway_revoke("nobody.service"), -1).rfind("error ", 0), 0U);
     EXPECT_EQ(control(nr::core::encode_gateway_revoke("root.service"), -1), "ok\n");
+}
+
+TEST_F(AKeptAliveClient, HasItsRequestsCarriedOnOneUpstreamConnection)
+{
+    const auto port = provider_session("kept.service", '6');
+    const auto client = connect_to(port);
+    ASSERT_TRUE(client.valid());
+    for (const char* id : {"kept-1", "kept-2"}) {
+        send_all(client.get(), kept_get(provider_path("/json"), id, "Bearer " + token_of('6')));
+        EXPECT_EQ(status_line(read_one_response(client.get())), "HTTP/1.1 200 OK") << id;
+    }
+    const auto first = environment().seen("kept-1");
+    const auto second = environment().seen("kept-2");
+    ASSERT_EQ(first.size(), 1U);
+    ASSERT_EQ(second.size(), 1U);
+    EXPECT_EQ(first[0]["peer_port"], second[0]["peer_port"]) << "the upstream saw a second connection";
+    // Control: requests on two client connections never share one.
+    (void)round_trip(port, get(provider_path("/json"), "kept-3", "Bearer " + token_of('6')));
+    (void)round_trip(port, get(provider_path("/json"), "kept-4", "Bearer " + token_of('6')));
+    ASSERT_EQ(environment().seen("kept-3").size(), 1U);
+    ASSERT_EQ(environment().seen("kept-4").size(), 1U);
+    EXPECT_NE(environment().seen("kept-3")[0]["peer_port"], environment().seen("kept-4")[0]["peer_port"]);
+}
+
+TEST_F(AKeptAliveClient, GetsItsAnswerWhenTheUpstreamDroppedTheKeptConnection)
+{
+    const auto port = provider_session("dropped.service", '7');
+    const auto client = connect_to(port);
+    ASSERT_TRUE(client.valid());
+    send_all(client.get(), kept_get(provider_path("/json?drop=1"), "dropped-1", "Bearer " + token_of('7')));
+    EXPECT_EQ(status_line(read_one_response(client.get())), "HTTP/1.1 200 OK");
+    // The upstream has closed the connection the gateway kept.
+    send_all(client.get(), kept_get(provider_path("/json"), "dropped-2", "Bearer " + token_of('7')));
+    const auto second = read_one_response(client.get());
+    EXPECT_EQ(status_line(second), "HTTP/1.1 200 OK") << second;
+    const auto first_seen = environment().seen("dropped-1");
+    const auto second_seen = environment().seen("dropped-2");
+    ASSERT_EQ(first_seen.size(), 1U);
+    ASSERT_EQ(second_seen.size(), 1U) << "the retried request reached the upstream once";
+    EXPECT_NE(first_seen[0]["peer_port"], second_seen[0]["peer_port"]);
 }

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """A stand-in HTTPS provider for the gateway's sys tests (gateway_test.cpp).
 
-Serves /json (a small JSON answer; POST bodies are counted), /sse (ten
-server-sent events 20 ms apart, chunked) and /big?n=BYTES. Every request is
-appended to LOG as one JSON line (method, path, headers, body length), so a
-test can see what reached the upstream and what did not. After the last SSE
+Serves /json (a small JSON answer; POST bodies are counted), /json?drop=1
+(the same, then the connection is closed without saying so, as an upstream
+that drops an idle kept-alive connection does), /sse (ten server-sent events
+20 ms apart, chunked) and /big?n=BYTES. Every request is appended to LOG as
+one JSON line (method, path, headers, body length, and the client's port,
+which tells connections apart), so a test can see what reached the upstream
+and what did not. After the last SSE
 event is written, DIR/sse-done-<X-Test-Id> is created: a test that reads
 the first event before that file exists has seen the stream unbuffered.
 
@@ -36,6 +39,7 @@ class Handler(BaseHTTPRequestHandler):
             "path": self.path,
             "headers": {k.lower(): v for k, v in self.headers.items()},
             "body_length": body_length,
+            "peer_port": self.client_address[1],
         }
         with open(LOG, "a", encoding="utf-8") as log:
             log.write(json.dumps(entry) + "\n")
@@ -61,6 +65,8 @@ class Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         if url.path == "/json":
             self.send_plain(200, json.dumps({"ok": True, "received": len(body)}).encode())
+            if parse_qs(url.query).get("drop") == ["1"]:
+                self.close_connection = True
         elif url.path == "/sse":
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
