@@ -401,16 +401,6 @@ TEST(AClaudeCodeAgentsOwnTools, CannotReadAnotherOwnersFileTheAppDataOrTheWorker
 
 namespace {
 
-// Every API key in any visible process's environment, with where it was.
-ScriptedTurn credential_scan_turn()
-{
-    return {"TURN-CREDENTIAL",
-            {"for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null | "
-             "grep -E '^(OPENAI|ANTHROPIC)_API_KEY=' | sed \"s|^|$f |\"; done | sort -u | head -n 4; "
-             "echo environ-scan-done"},
-            "credential scan complete"};
-}
-
 // Prints the classification line; the test asserts the exposure exists, so
 // it fails (and must be updated) once a later change closes it.
 void classify(const std::string& client, const std::string& key, const Outcome& outcome)

@@ -73,29 +73,37 @@ std::string unit_of(const std::string& owner, const std::string& chat)
     return "native-runtime-" + owner + "-" + chat + ".service";
 }
 
-// The value of NAME in the environment of the unit's main process or any
-// of its descendants: how root on the host reads a running session's
-// placeholder token.
-std::string session_env(const std::string& unit, const std::string& name)
+// The unit's main process and its descendants (at most 64), parents first.
+std::vector<std::string> session_pids(const std::string& unit)
 {
     std::vector<std::string> pids{unit_property(unit, "MainPID")};
+    if (pids.front().empty() || pids.front() == "0") {
+        return {};
+    }
     for (std::size_t i = 0; i < pids.size() && pids.size() < 64; ++i) {
-        if (pids[i].empty() || pids[i] == "0") {
-            continue;
-        }
-        std::ifstream environ("/proc/" + pids[i] + "/environ");
-        std::string entry;
-        while (std::getline(environ, entry, '\0')) {
-            if (entry.starts_with(name + "=")) {
-                return entry.substr(name.size() + 1);
-            }
-        }
         std::error_code error;
         for (const auto& task : std::filesystem::directory_iterator("/proc/" + pids[i] + "/task", error)) {
             std::ifstream children(task.path() / "children");
             std::string child;
             while (children >> child) {
                 pids.push_back(child);
+            }
+        }
+    }
+    return pids;
+}
+
+// The value of NAME in the environment of the unit's main process or any
+// of its descendants: how root on the host reads a running session's
+// placeholder token.
+std::string session_env(const std::string& unit, const std::string& name)
+{
+    for (const auto& pid : session_pids(unit)) {
+        std::ifstream environ("/proc/" + pid + "/environ");
+        std::string entry;
+        while (std::getline(environ, entry, '\0')) {
+            if (entry.starts_with(name + "=")) {
+                return entry.substr(name.size() + 1);
             }
         }
     }
@@ -107,21 +115,12 @@ std::string process_tree(const std::string& unit)
 {
     std::string out =
         "MainPID=" + unit_property(unit, "MainPID") + " ActiveState=" + unit_property(unit, "ActiveState") + ":";
-    std::vector<std::string> pids{unit_property(unit, "MainPID")};
-    for (std::size_t i = 0; i < pids.size() && pids.size() < 64; ++i) {
-        std::ifstream comm("/proc/" + pids[i] + "/comm");
+    for (const auto& pid : session_pids(unit)) {
+        std::ifstream comm("/proc/" + pid + "/comm");
         std::string name;
         std::getline(comm, name);
-        std::ifstream environ("/proc/" + pids[i] + "/environ");
-        out += " " + pids[i] + "(" + name + (environ.good() ? "" : ",environ unreadable") + ")";
-        std::error_code error;
-        for (const auto& task : std::filesystem::directory_iterator("/proc/" + pids[i] + "/task", error)) {
-            std::ifstream children(task.path() / "children");
-            std::string child;
-            while (children >> child) {
-                pids.push_back(child);
-            }
-        }
+        std::ifstream environ("/proc/" + pid + "/environ");
+        out += " " + pid + "(" + name + (environ.good() ? "" : ",environ unreadable") + ")";
     }
     return out;
 }
@@ -419,17 +418,6 @@ Outcome claude_through_gateway(const std::string& chat, const std::string& promp
     return run(as_user(kWorker, {kCtl, "run", "--owner", "alice", "--chat", chat, "--adapter", "claude-gateway",
                                  "--env", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "--", "claude", "-p", prompt,
                                  "--allowedTools", "Bash", "--settings", R"({"sandbox":{"enabled":false}})"}));
-}
-
-// agent_turns_test.cpp's known-exposure scan: every API key variable in
-// any visible process's environment, sent back to the model.
-ScriptedTurn credential_scan_turn()
-{
-    return {"TURN-CREDENTIAL",
-            {"for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null | "
-             "grep -E '^(OPENAI|ANTHROPIC)_API_KEY=' | sed \"s|^|$f |\"; done | sort -u | head -n 4; "
-             "echo environ-scan-done"},
-            "credential scan complete"};
 }
 
 void expect_exposure_closed(const std::string& client, const std::string& key, const Outcome& outcome,

@@ -95,4 +95,13 @@ std::string ModelEndpoint::exchanges() const
     return read_all(dir_ + "/exchanges.jsonl");
 }
 
+ScriptedTurn credential_scan_turn()
+{
+    return {"TURN-CREDENTIAL",
+            {"for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null | "
+             "grep -E '^(OPENAI|ANTHROPIC)_API_KEY=' | sed \"s|^|$f |\"; done | sort -u | head -n 4; "
+             "echo environ-scan-done"},
+            "credential scan complete"};
+}
+
 } // namespace nr::itest

@@ -24,6 +24,11 @@ struct ScriptedTurn {
     std::string final_text;
 };
 
+// The known-exposure scan (agent_turns_test.cpp, gateway_test.cpp): a tool
+// that sends back every API key variable in any visible process's
+// environment, with where it was.
+ScriptedTurn credential_scan_turn();
+
 // Where the endpoint listens, and whether it speaks HTTPS (as the egress
 // gateway's upstream, with a certificate only the gateway trusts).
 struct EndpointListen {
