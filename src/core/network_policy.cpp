@@ -72,6 +72,8 @@ std::string format_ip_prefix(const IpPrefix& prefix)
 const std::vector<IpPrefix>& denied_destinations()
 {
     static const std::vector<IpPrefix> kDenied = [] {
+        // No entry covers another: systemd drops covered ones from
+        // IPAddressDeny=, and the hardening read-back compares entries.
         std::vector<IpPrefix> out;
         for (const auto* range : {
                  "0.0.0.0/8",       // this network
@@ -89,10 +91,13 @@ const std::vector<IpPrefix>& denied_destinations()
                  "203.0.113.0/24",  // documentation
                  "224.0.0.0/4",     // multicast
                  "240.0.0.0/4",     // reserved, incl. broadcast
-                 "::/128",          // unspecified
-                 "::1/128",         // loopback
+                 "::/96",           // unspecified, loopback and IPv4-compatible (deprecated)
                  "::ffff:0:0/96",   // IPv4-mapped
                  "64:ff9b::/96",    // NAT64 (reaches IPv4 ranges above)
+                 "64:ff9b:1::/48",  // local-use NAT64
+                 "2001::/32",       // Teredo (embeds IPv4)
+                 "2002::/16",       // 6to4 (embeds IPv4)
+                 "fec0::/10",       // site-local (deprecated)
                  "100::/64",        // discard
                  "2001:db8::/32",   // documentation
                  "fc00::/7",        // unique local

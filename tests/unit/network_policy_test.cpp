@@ -61,7 +61,7 @@ TEST(TheDeniedDestinations, CoverLoopbackLinkLocalMetadataPrivateAndMulticast)
 {
     for (const auto* range :
          {"127.0.0.0/8", "169.254.0.0/16", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10",
-          "224.0.0.0/4", "240.0.0.0/4", "0.0.0.0/8", "::1/128", "fe80::/10", "fc00::/7", "ff00::/8", "::ffff:0:0/96"}) {
+          "224.0.0.0/4", "240.0.0.0/4", "0.0.0.0/8", "::/96", "fe80::/10", "fc00::/7", "ff00::/8", "::ffff:0:0/96"}) {
         EXPECT_TRUE(is_denied(range)) << range;
     }
 }
@@ -74,4 +74,33 @@ TEST(TheDeniedDestinations, LeaveThePublicInternetReachable)
     }
     EXPECT_FALSE(is_denied("0.0.0.0/0"));
     EXPECT_FALSE(is_denied("::/0"));
+}
+
+TEST(TheDeniedDestinations, CoverTheIpv6RangesThatEmbedAnIpv4Address)
+{
+    for (const auto* range : {"2002::/16", "2001::/32", "64:ff9b:1::/48", "::/96", "fec0::/10", "64:ff9b::/96"}) {
+        EXPECT_TRUE(is_denied(range)) << range;
+    }
+}
+
+TEST(TheDeniedDestinations, HaveNoEntryCoveredByAnother)
+{
+    // systemd drops covered entries from IPAddressDeny=, and the hardening
+    // read-back looks for each planned entry as it was planned.
+    const auto& denied = denied_destinations();
+    for (const auto& outer : denied) {
+        for (const auto& inner : denied) {
+            if (&outer == &inner || outer.family != inner.family || outer.length > inner.length) {
+                continue;
+            }
+            const auto whole_bytes = outer.length / 8U;
+            const auto rest_bits = outer.length % 8U;
+            bool covered = std::equal(outer.bytes.begin(), outer.bytes.begin() + whole_bytes, inner.bytes.begin());
+            if (covered && rest_bits != 0) {
+                const auto mask = static_cast<std::uint8_t>(0xffU << (8U - rest_bits));
+                covered = (outer.bytes[whole_bytes] & mask) == (inner.bytes[whole_bytes] & mask);
+            }
+            EXPECT_FALSE(covered) << format_ip_prefix(outer) << " covers " << format_ip_prefix(inner);
+        }
+    }
 }
