@@ -1,5 +1,7 @@
 #include "core/gateway_route.h"
 
+#include "core/gateway_request.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -49,9 +51,52 @@ bool parse_port(std::string_view digits, std::uint16_t& port)
     return true;
 }
 
-RouteRefuse refuse(std::string reason, std::string_view host)
+RouteRefuse refuse(std::string reason, std::string_view host, unsigned status = 403)
 {
-    return RouteRefuse{std::move(reason), sanitize_host(host)};
+    return RouteRefuse{std::move(reason), sanitize_host(host), status};
+}
+
+// A segment that reads as "." or ".." once percent-decoded.
+bool dot_segment(std::string_view segment)
+{
+    std::string decoded;
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+        if (segment[i] == '%' && i + 2 < segment.size() && segment[i + 1] == '2' &&
+            (segment[i + 2] == 'e' || segment[i + 2] == 'E')) {
+            decoded += '.';
+            i += 2;
+        } else {
+            decoded += segment[i];
+        }
+    }
+    return decoded == "." || decoded == "..";
+}
+
+// The path of `rest` ("/v1/x?y"): every segment but the last non-empty, no
+// dot segments, no backslash (some servers read it as a slash), no
+// encoded slash.
+bool plain_path(std::string_view rest)
+{
+    const auto path = rest.substr(0, rest.find_first_of("?#"));
+    if (path.find('\\') != std::string_view::npos) {
+        return false;
+    }
+    std::string lowered = lower(path);
+    if (lowered.find("%2f") != std::string::npos || lowered.find("%5c") != std::string::npos) {
+        return false;
+    }
+    std::string_view segments = path.substr(1);
+    while (true) {
+        const auto slash = segments.find('/');
+        const auto segment = segments.substr(0, slash);
+        if (dot_segment(segment) || (segment.empty() && slash != std::string_view::npos)) {
+            return false;
+        }
+        if (slash == std::string_view::npos) {
+            return true;
+        }
+        segments.remove_prefix(slash + 1);
+    }
 }
 
 // "/<host><rest>": the host ends at the first '/', '?' or '#'.
@@ -70,6 +115,9 @@ Route provider_route(const EgressPolicy& policy, std::string_view target)
     }
     if (rest.empty() || rest.front() != '/') {
         rest.insert(0, "/");
+    }
+    if (!plain_path(rest)) {
+        return refuse("bad-path", host, 400);
     }
     return RouteForward{provider, host, std::move(rest)};
 }
@@ -130,6 +178,9 @@ Route decide_route(const EgressPolicy& policy, std::string_view method, std::str
     if (method == "CONNECT") {
         return tunnel_route(policy, target);
     }
+    if (!forwardable_method(method)) {
+        return refuse("method", "", 405);
+    }
     if (!target.empty() && target.front() == '/') {
         return provider_route(policy, target);
     }
@@ -138,6 +189,12 @@ Route decide_route(const EgressPolicy& policy, std::string_view method, std::str
 
 std::string refusal_message(const RouteRefuse& refusal)
 {
+    if (refusal.reason == "method") {
+        return "native-runtime gateway: only " + std::string(kForwardableMethods) + " reach a provider";
+    }
+    if (refusal.reason == "bad-path") {
+        return "native-runtime gateway: the path has an empty or dot segment, or an encoded slash";
+    }
     if (refusal.host.empty()) {
         return "native-runtime gateway: the request names no host on this session's allow-list";
     }

@@ -34,12 +34,17 @@ struct RouteTunnel {
 struct RouteRefuse {
     std::string reason; // a short token for X-Native-Runtime-Refused
     std::string host;   // sanitised for a message; may be empty
+    unsigned status = 403;
 };
 
 using Route = std::variant<RouteForward, RouteTunnel, RouteRefuse>;
 
 // `listener_port` is the port of the session's own listener, the only
-// authority an absolute-form provider request may name.
+// authority an absolute-form provider request may name. A method a
+// provider's API does not use is refused with 405 (`method`), and a path
+// an upstream could resolve to another place than it reads (an empty
+// segment, a dot segment, a backslash) with 400 (`bad-path`), before the
+// key is anywhere near the request.
 Route decide_route(const EgressPolicy& policy, std::string_view method, std::string_view target,
                    std::uint16_t listener_port);
 

@@ -29,6 +29,7 @@ extern "C" int nr_fuzz_launch_spec_one_input(const std::uint8_t* data, std::size
 extern "C" int nr_fuzz_supervisor_args_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_gateway_control_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_gateway_route_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_gateway_request_one_input(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -94,6 +95,11 @@ int feed_gateway_route(const std::string& input)
     return nr_fuzz_gateway_route_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
+int feed_gateway_request(const std::string& input)
+{
+    return nr_fuzz_gateway_request_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
 std::string test_name_for(const fs::path& path)
 {
     std::string name = path.stem().string();
@@ -132,6 +138,7 @@ class ALaunchSpecCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ASupervisorArgsCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayControlCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayRouteCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class AGatewayRequestCorpusInput : public ::testing::TestWithParam<fs::path> {};
 
 } // namespace
 
@@ -366,5 +373,27 @@ TEST(MutatedGatewayRouteCorpusInputs, PassTheGatewayRouteFuzzHarness)
         const auto& file = files[static_cast<std::size_t>(round) % files.size()];
         const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_gateway_route(input)) << "round " << round << ":\n" << input;
+    }
+}
+
+TEST_P(AGatewayRequestCorpusInput, PassesTheGatewayRequestFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_gateway_request(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, AGatewayRequestCorpusInput, ::testing::ValuesIn(corpus_files("gateway_request")),
+                         corpus_test_name);
+
+TEST(MutatedGatewayRequestCorpusInputs, PassTheGatewayRequestFuzzHarness)
+{
+    std::mt19937 rng(20261203U); // fixed seed: a failure reproduces
+    const auto files = corpus_files("gateway_request");
+    ASSERT_FALSE(files.empty());
+    const std::string interesting{'\n', ':', ',', ' ', '\t', '\r', '0', '9', 'c', 'C', '-', '\0', '\xff'};
+    for (int round = 0; round < 20000; ++round) {
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 3);
+        ASSERT_NO_THROW(feed_gateway_request(input)) << "round " << round << ":\n" << input;
     }
 }

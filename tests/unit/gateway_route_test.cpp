@@ -177,3 +177,45 @@ TEST(ConstantTimeEqual, ComparesContentAndLength)
     EXPECT_FALSE(constant_time_equal("abc", "ab"));
     EXPECT_TRUE(constant_time_equal("", ""));
 }
+
+TEST(AMethodNoProviderApiUses, IsRefusedWith405BeforeAnyRouting)
+{
+    const auto p = policy();
+    for (const auto* method : {"TRACE", "PUT", "PATCH", "OPTIONS", "PROPFIND", "get"}) {
+        const auto refusal = as<RouteRefuse>(decide_route(p, method, "/api.openai.com/v1/models", 8080));
+        EXPECT_EQ(refusal.status, 405U) << method;
+        EXPECT_EQ(refusal.reason, "method") << method;
+    }
+    for (const auto* method : {"GET", "POST", "DELETE", "HEAD"}) {
+        as<RouteForward>(decide_route(p, method, "/api.openai.com/v1/models", 8080));
+    }
+}
+
+TEST(APathWithAnEmptyOrDotSegment, IsRefusedWith400)
+{
+    const auto p = policy();
+    for (const auto* target :
+         {"/api.openai.com//evil.example/v1/models", "/api.openai.com/v1//models", "/api.openai.com/v1/../admin",
+          "/api.openai.com/./v1", "/api.openai.com/v1/%2e%2E/admin", "/api.openai.com/v1/%2E", "/api.openai.com/v1\\..",
+          "/api.openai.com/v1%2fmodels", "/api.openai.com/v1%5C..", "http://127.0.0.1:8080/api.openai.com//x"}) {
+        const auto refusal = as<RouteRefuse>(decide_route(p, "GET", target, 8080));
+        EXPECT_EQ(refusal.status, 400U) << target;
+        EXPECT_EQ(refusal.reason, "bad-path") << target;
+    }
+}
+
+TEST(APathWithDotsInsideASegmentOrTheQuery, IsForwarded)
+{
+    const auto p = policy();
+    for (const auto* target : {"/api.openai.com/v1/files/a..b", "/api.openai.com/v1/.well-known",
+                               "/api.openai.com/v1/models/", "/api.openai.com/v1?next=//x/../y"}) {
+        as<RouteForward>(decide_route(p, "GET", target, 8080));
+    }
+}
+
+TEST(ARouteRefusal, Is403UnlessItIsAboutTheMethodOrThePath)
+{
+    const auto p = policy();
+    EXPECT_EQ(as<RouteRefuse>(decide_route(p, "GET", "/example.com/x", 8080)).status, 403U);
+    EXPECT_EQ(as<RouteRefuse>(decide_route(p, "CONNECT", "example.com:443", 8080)).status, 403U);
+}
