@@ -114,6 +114,13 @@ bool has_obs_fold(std::string_view raw_head)
 
 RequestCheck check_request_head(const RequestHead& head)
 {
+    // The parser checked these too; this is the last check before the
+    // method and target are written upstream.
+    const bool visible_target = !head.target.empty() && std::all_of(head.target.begin(), head.target.end(),
+                                                                    [](char c) { return c > ' ' && c < '\x7f'; });
+    if (!is_token(head.method) || !visible_target) {
+        return RequestRefusal{400, "malformed", "native-runtime gateway: the request line is malformed"};
+    }
     RequestFraming framing;
     std::size_t lengths = 0;
     std::size_t encodings = 0;

@@ -52,8 +52,8 @@ bool has_obs_fold(std::string_view raw_head);
 // The framing of the body that follows `head`, or why the gateway refuses
 // the request: more than one Content-Length, a Transfer-Encoding other than
 // exactly one "chunked", both Transfer-Encoding and Content-Length, chunked
-// in HTTP/1.0, an Expect other than 100-continue, a field name or value no
-// HTTP/1.1 sender may produce.
+// in HTTP/1.0, an Expect other than 100-continue, a method, target, field
+// name or value no HTTP/1.1 sender may produce.
 RequestCheck check_request_head(const RequestHead& head);
 
 // The header the gateway writes upstream, in two parts around the real key

@@ -114,6 +114,15 @@ TEST(AFieldWithAControlCharacter, IsRefusedAsMalformed)
     EXPECT_EQ(refused(head({{"X A", "b"}})).reason, "malformed");
 }
 
+TEST(ARequestLineWithAControlCharacter, IsRefusedAsMalformed)
+{
+    auto h = head({}, "GE\rT");
+    EXPECT_EQ(refused(h).reason, "malformed");
+    h = head({}, "GET");
+    h.target = "/a\r\nX-Injected: 1";
+    EXPECT_EQ(refused(h).reason, "malformed");
+}
+
 TEST(AConnectionClose, EndsTheConnectionAfterTheAnswer)
 {
     EXPECT_FALSE(accepted(head({{"Connection", "keep-alive, close"}})).keep_alive);
