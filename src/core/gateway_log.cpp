@@ -15,6 +15,16 @@ SessionRef ref_of(const GatewaySession& session)
     return ref;
 }
 
+// "not-on-allow-list=1200 token=34" (separators ", " and ": " for MESSAGE).
+std::string reasons_text(const RefusalSummary& refusals, std::string_view between, std::string_view before_count)
+{
+    std::string out;
+    for (const auto& [reason, count] : refusals.by_reason) {
+        out.append(out.empty() ? "" : between).append(reason).append(before_count).append(std::to_string(count));
+    }
+    return out;
+}
+
 } // namespace
 
 LogRecord gateway_request_record(const GatewaySession& session, const GatewayExchange& exchange)
@@ -38,6 +48,18 @@ LogRecord gateway_request_record(const GatewaySession& session, const GatewayExc
         record.fields.emplace_back(kFieldGatewayBudgetWindowSec, std::to_string(session.budget_window_sec));
         record.fields.emplace_back(kFieldGatewayBudgetUsed, std::to_string(exchange.budget_used));
     }
+    return record;
+}
+
+LogRecord gateway_refusal_summary_record(const GatewaySession& session, const RefusalSummary& refusals)
+{
+    const auto noun = refusals.total == 1 ? " more request of " : " more requests of ";
+    const auto message = "gateway refused " + std::to_string(refusals.total) + noun + session.unit + " (" +
+                         reasons_text(refusals, ", ", ": ") + ")";
+    auto record = log_record(LogEvent::GatewayRefusalsSummarized, message);
+    add_session(record, ref_of(session));
+    record.fields.emplace_back(kFieldGatewayRefusals, std::to_string(refusals.total));
+    record.fields.emplace_back(kFieldGatewayRefused, reasons_text(refusals, " ", "="));
     return record;
 }
 

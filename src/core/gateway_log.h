@@ -1,10 +1,13 @@
 #pragma once
-// The egress gateway's journal records (core/log_event.h): one per request
-// and a summary when a session is revoked. The session is known from the
-// listener, so every record names it as the helper's records do.
+// The egress gateway's journal records (core/log_event.h): one per request,
+// a summary of the refusals that got no record of their own
+// (core/refusal_tally.h), and a summary when a session is revoked. The
+// session is known from the listener, so every record names it as the
+// helper's records do.
 
 #include "core/egress.h"
 #include "core/log_event.h"
+#include "core/refusal_tally.h"
 
 #include <cstdint>
 #include <string>
@@ -30,6 +33,9 @@ struct GatewayExchange {
 };
 
 LogRecord gateway_request_record(const GatewaySession& session, const GatewayExchange& exchange);
+
+// `refusals.total` more refusals of the session, with their reasons.
+LogRecord gateway_refusal_summary_record(const GatewaySession& session, const RefusalSummary& refusals);
 
 LogRecord gateway_revoke_record(const GatewaySession& session, const GatewayCounters& totals);
 

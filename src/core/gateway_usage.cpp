@@ -32,8 +32,20 @@ std::optional<std::uint64_t> number_of(const GatewayRecordFields& record, const 
     return value;
 }
 
+bool is_refusal_summary(const GatewayRecordFields& record)
+{
+    return value_of(record, "MESSAGE_ID") == message_id(LogEvent::GatewayRefusalsSummarized);
+}
+
 void add(GatewayTally& tally, const GatewayRecordFields& record)
 {
+    if (is_refusal_summary(record)) {
+        // Refusals that got no record of their own (core/refusal_tally.h).
+        const auto refusals = number_of(record, kFieldGatewayRefusals).value_or(0);
+        tally.requests += refusals;
+        tally.refused += refusals;
+        return;
+    }
     ++tally.requests;
     if (!value_of(record, kFieldGatewayRefused).empty()) {
         ++tally.refused;
@@ -58,9 +70,12 @@ std::optional<GatewayBudgetState> budget_of(const GatewayRecordFields& record)
 std::vector<std::vector<std::string>> gateway_usage_terms(const std::string& owner)
 {
     validate_id(IdKind::Owner, owner);
-    return {{"_SYSTEMD_UNIT=" + std::string(kGatewayUnit),
-             field_assignment("MESSAGE_ID", message_id(LogEvent::GatewayRequest)),
-             field_assignment(kFieldOwner, owner)}};
+    std::vector<std::vector<std::string>> terms;
+    for (const auto event : {LogEvent::GatewayRequest, LogEvent::GatewayRefusalsSummarized}) {
+        terms.push_back({"_SYSTEMD_UNIT=" + std::string(kGatewayUnit),
+                         field_assignment("MESSAGE_ID", message_id(event)), field_assignment(kFieldOwner, owner)});
+    }
+    return terms;
 }
 
 std::uint64_t gateway_usage_since(std::optional<std::uint64_t> session_since_usec, std::uint64_t now_usec)

@@ -1,8 +1,8 @@
 #pragma once
 // What `native-runtimectl status` shows of a session's and its owner's
 // traffic through the egress gateway, summed from the gateway's own request
-// records (core/gateway_log.h) in the journal: the journal is the account,
-// the gateway keeps no other.
+// records and refusal summaries (core/gateway_log.h) in the journal: the
+// journal is the account, the gateway keeps no other.
 
 #include <cstdint>
 #include <map>
@@ -46,8 +46,8 @@ struct GatewayRecordFields {
 // The default window of the owner's tally when the owner has no budget.
 inline constexpr std::uint64_t kOwnerTallyWindowSec = 3600;
 
-// The journal matches for the owner's request records, trusted by
-// journald's _SYSTEMD_UNIT= of the gateway's unit.
+// The journal matches for the owner's request records and refusal
+// summaries, trusted by journald's _SYSTEMD_UNIT= of the gateway's unit.
 std::vector<std::vector<std::string>> gateway_usage_terms(const std::string& owner);
 
 // From the earliest time a record can matter: the session's start or the
@@ -55,8 +55,11 @@ std::vector<std::vector<std::string>> gateway_usage_terms(const std::string& own
 std::uint64_t gateway_usage_since(std::optional<std::uint64_t> session_since_usec, std::uint64_t now_usec);
 
 // Sums `records` (the owner's, oldest first). The owner's window is the
-// newest budgeted record's window, else kOwnerTallyWindowSec. A record
-// with a missing or malformed number counts as a request of 0 bytes.
+// newest budgeted record's window, else kOwnerTallyWindowSec. A request
+// record with a missing or malformed number counts as a request of 0 bytes;
+// a refusal summary counts as NATIVE_RUNTIME_GATEWAY_REFUSALS= refused
+// requests of 0 bytes, and as none when that number is missing or
+// malformed (as a malformed byte count adds 0).
 GatewayUsage tally_gateway_usage(const std::vector<GatewayRecordFields>& records, const std::string& unit,
                                  std::optional<std::uint64_t> session_since_usec, std::uint64_t now_usec);
 

@@ -54,7 +54,8 @@ inline constexpr const char* kFieldPreflightCanary = "NATIVE_RUNTIME_PREFLIGHT_C
 inline constexpr const char* kFieldReceipt = "NATIVE_RUNTIME_RECEIPT";
 inline constexpr const char* kFieldDropinUnit = "NATIVE_RUNTIME_DROPIN_UNIT";
 
-// The egress gateway: one record per request, a summary per session.
+// The egress gateway: one record per request (refusals beyond a burst in a
+// summary), a summary per session.
 inline constexpr const char* kFieldGatewayHost = "NATIVE_RUNTIME_GATEWAY_HOST";
 inline constexpr const char* kFieldGatewayMethod = "NATIVE_RUNTIME_GATEWAY_METHOD";
 inline constexpr const char* kFieldGatewayStatus = "NATIVE_RUNTIME_GATEWAY_STATUS";
@@ -63,6 +64,9 @@ inline constexpr const char* kFieldGatewayBytesIn = "NATIVE_RUNTIME_GATEWAY_BYTE
 inline constexpr const char* kFieldGatewayBytesOut = "NATIVE_RUNTIME_GATEWAY_BYTES_OUT";
 inline constexpr const char* kFieldGatewayDurationUsec = "NATIVE_RUNTIME_GATEWAY_DURATION_USEC";
 inline constexpr const char* kFieldGatewayRequests = "NATIVE_RUNTIME_GATEWAY_REQUESTS";
+// On a summary of a session's refusals that got no record of their own
+// (core/refusal_tally.h): how many; _REFUSED= then has "reason=n ...".
+inline constexpr const char* kFieldGatewayRefusals = "NATIVE_RUNTIME_GATEWAY_REFUSALS";
 // On a budgeted owner's request records: the owner's budget, its window and
 // how much of it was used in the window when the record was written.
 inline constexpr const char* kFieldGatewayBudget = "NATIVE_RUNTIME_GATEWAY_BUDGET";

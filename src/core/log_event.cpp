@@ -36,6 +36,7 @@ constexpr std::array kEvents{
     EventInfo{LogEvent::PreflightCanary, "77d5f3354b034e12b5973066e257cede", Priority::Info},
     EventInfo{LogEvent::GatewayRequest, "9d5a010c37c04bb9af16d8420af5a24a", Priority::Info},
     EventInfo{LogEvent::GatewaySessionEnded, "4fc23767d38d4cf98e98dcd282c0a714", Priority::Info},
+    EventInfo{LogEvent::GatewayRefusalsSummarized, "65eddd58ba2a4362a3f51b1db48bb9bd", Priority::Notice},
 };
 
 const EventInfo& info(LogEvent event)

@@ -34,6 +34,7 @@ enum class LogEvent {
     PreflightCanary,
     GatewayRequest,
     GatewaySessionEnded,
+    GatewayRefusalsSummarized,
 };
 
 // syslog(3) levels, as PRIORITY= carries them.

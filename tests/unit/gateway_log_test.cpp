@@ -46,6 +46,7 @@ TEST(AGatewayRecord, NeverCarriesTheToken)
 {
     const auto s = session();
     for (const auto& record : {gateway_request_record(s, GatewayExchange{"h", "GET", 403, "bad-token", 1, 2, 3}),
+                               gateway_refusal_summary_record(s, RefusalSummary{2, {{"token", 2}}}),
                                gateway_revoke_record(s, GatewayCounters{3, 4, 5})}) {
         EXPECT_EQ(record.message.find(s.token), std::string::npos);
         for (const auto& [name, value] : record.fields) {
@@ -79,4 +80,25 @@ TEST(AnUnbudgetedOwnersRequestRecord, HasNoBudgetFields)
     const auto record = gateway_request_record(session(), GatewayExchange{"h", "GET", 200, "", 1, 2, 3});
     EXPECT_EQ(field(record, kFieldGatewayBudget), "<absent>");
     EXPECT_EQ(field(record, kFieldGatewayBudgetUsed), "<absent>");
+}
+
+TEST(ARefusalSummaryRecord, NamesTheSessionTheTotalAndEachReasonsCount)
+{
+    const auto record =
+        gateway_refusal_summary_record(session(), RefusalSummary{1234, {{"not-on-allow-list", 1200}, {"token", 34}}});
+    EXPECT_EQ(record.event, LogEvent::GatewayRefusalsSummarized);
+    EXPECT_EQ(record.priority, Priority::Notice);
+    EXPECT_EQ(record.message, "gateway refused 1234 more requests of native-runtime-alice-chat1.service "
+                              "(not-on-allow-list: 1200, token: 34)");
+    EXPECT_EQ(field(record, kFieldOwner), "alice");
+    EXPECT_EQ(field(record, kFieldChat), "chat1");
+    EXPECT_EQ(field(record, kFieldUnit), "native-runtime-alice-chat1.service");
+    EXPECT_EQ(field(record, kFieldGatewayRefusals), "1234");
+    EXPECT_EQ(field(record, kFieldGatewayRefused), "not-on-allow-list=1200 token=34");
+}
+
+TEST(ARefusalSummaryRecordOfOneRefusal, SaysRequestInTheSingular)
+{
+    const auto record = gateway_refusal_summary_record(session(), RefusalSummary{1, {{"token", 1}}});
+    EXPECT_EQ(record.message, "gateway refused 1 more request of native-runtime-alice-chat1.service (token: 1)");
 }
