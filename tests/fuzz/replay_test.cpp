@@ -30,6 +30,7 @@ extern "C" int nr_fuzz_supervisor_args_one_input(const std::uint8_t* data, std::
 extern "C" int nr_fuzz_gateway_control_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_gateway_route_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_gateway_request_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_tls_client_hello_one_input(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -100,6 +101,11 @@ int feed_gateway_request(const std::string& input)
     return nr_fuzz_gateway_request_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
+int feed_tls_client_hello(const std::string& input)
+{
+    return nr_fuzz_tls_client_hello_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
 std::string test_name_for(const fs::path& path)
 {
     std::string name = path.stem().string();
@@ -139,6 +145,7 @@ class ASupervisorArgsCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayControlCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayRouteCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayRequestCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class ATlsClientHelloCorpusInput : public ::testing::TestWithParam<fs::path> {};
 
 } // namespace
 
@@ -395,5 +402,30 @@ TEST(MutatedGatewayRequestCorpusInputs, PassTheGatewayRequestFuzzHarness)
         const auto& file = files[static_cast<std::size_t>(round) % files.size()];
         const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_gateway_request(input)) << "round " << round << ":\n" << input;
+    }
+}
+
+TEST_P(ATlsClientHelloCorpusInput, PassesTheTlsClientHelloFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_tls_client_hello(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, ATlsClientHelloCorpusInput, ::testing::ValuesIn(corpus_files("tls_client_hello")),
+                         corpus_test_name);
+
+TEST(MutatedTlsClientHelloCorpusInputs, PassTheTlsClientHelloFuzzHarness)
+{
+    std::mt19937 rng(20261207U); // fixed seed: a failure reproduces
+    const auto files = corpus_files("tls_client_hello");
+    ASSERT_FALSE(files.empty());
+    // Record and handshake types, version bytes, length bytes, the ECH and
+    // ESNI extension codes, and name characters.
+    const std::string interesting{'\x00', '\x01', '\x02', '\x03', '\x16', '\x17', '\x40', '\x7f',
+                                  '\x80', '\xfe', '\x0d', '\xff', '\xce', '.',    'A',    '_'};
+    for (int round = 0; round < 20000; ++round) {
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 3);
+        ASSERT_NO_THROW(feed_tls_client_hello(input)) << "round " << round;
     }
 }
