@@ -401,36 +401,48 @@ void read_id_map(const ConfigReader& r, const Node& node, const Key& key, IdKind
     }
 }
 
+// A budget is a request count or `none` (also 0): no budget at all. In
+// `owners`, `none` exempts that owner from `per_owner`.
+std::uint64_t read_budget_count(const ConfigReader& r, const Node& node, const Key& key)
+{
+    const auto text = r.scalar(node, key);
+    if (text == "none") {
+        return 0;
+    }
+    std::uint64_t value = 0;
+    const auto* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (ec != std::errc() || ptr != end || value > kMaxRequestBudget) {
+        r.error_at(node, key,
+                   "expected a number of requests up to " + std::to_string(kMaxRequestBudget) +
+                       ", or none for no budget");
+    }
+    return value;
+}
+
 // `owners` maps owner ids, which the operator chooses, to budgets.
 RequestBudgetSettings read_request_budget(const ConfigReader& r, const Node& node, const Key& key)
 {
     RequestBudgetSettings budget;
-    const auto count = [&r](const Node& n, const Key& k) {
-        const auto value = r.unsigned_number(n, k, kMaxRequestBudget);
-        if (value == 0) {
-            r.error_at(n, k, "must be 1 to " + std::to_string(kMaxRequestBudget) + " (leave it out for no budget)");
-        }
-        return value;
-    };
-    r.for_each_key(node, key,
-                   {
-                       {"window_sec",
-                        [&](const Node& n, const Key& k) {
-                            budget.window_sec = r.unsigned_number(n, k, kMaxBudgetWindowSec);
-                            if (budget.window_sec == 0) {
-                                r.error_at(n, k, "must be 1 to " + std::to_string(kMaxBudgetWindowSec));
-                            }
-                        }},
-                       {"per_owner", [&](const Node& n, const Key& k) { budget.per_owner = count(n, k); }},
-                       {"owners",
-                        [&](const Node& n, const Key& k) {
-                            read_id_map(r, n, k, IdKind::Owner, "a mapping of owner ids to request counts",
-                                        budget.owners,
-                                        [&count](const Node& value, const Key& where, const std::string&) {
-                                            return count(value, where);
-                                        });
-                        }},
-                   });
+    r.for_each_key(
+        node, key,
+        {
+            {"window_sec",
+             [&](const Node& n, const Key& k) {
+                 budget.window_sec = r.unsigned_number(n, k, kMaxBudgetWindowSec);
+                 if (budget.window_sec == 0) {
+                     r.error_at(n, k, "must be 1 to " + std::to_string(kMaxBudgetWindowSec));
+                 }
+             }},
+            {"per_owner", [&](const Node& n, const Key& k) { budget.per_owner = read_budget_count(r, n, k); }},
+            {"owners",
+             [&](const Node& n, const Key& k) {
+                 read_id_map(r, n, k, IdKind::Owner, "a mapping of owner ids to request counts", budget.owners,
+                             [&r](const Node& value, const Key& where, const std::string&) {
+                                 return read_budget_count(r, value, where);
+                             });
+             }},
+        });
     return budget;
 }
 

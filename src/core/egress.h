@@ -57,11 +57,15 @@ struct EgressPolicy {
 
 // `gateway.request_budget`: how many requests the gateway relays for one
 // owner (all of the owner's sessions together) in any `window_sec`
-// seconds; a request beyond it is answered 429 with Retry-After. An owner
-// in neither `owners` nor covered by `per_owner` has no budget.
+// seconds; a request beyond it is answered 429 with Retry-After. Every
+// owner has a budget unless the operator turns it off: one session must
+// not be able to spend the shared provider key's quota for everyone.
+inline constexpr std::uint64_t kDefaultRequestBudget = 1000;
+
 struct RequestBudgetSettings {
     std::uint64_t window_sec = 3600;
-    std::uint64_t per_owner = 0; // 0: no budget unless `owners` names one
+    std::uint64_t per_owner = kDefaultRequestBudget; // 0 (`none`): no budget
+    // Overrides of per_owner; 0 (`none`): no budget for that owner.
     std::map<std::string, std::uint64_t> owners;
 
     bool operator==(const RequestBudgetSettings&) const = default;

@@ -231,10 +231,23 @@ TEST(TheGatewaySection, IsRead)
               (GatewaySettings{9000, 32ULL << 10U, 8ULL << 20U, 1ULL << 30U, "/run/test-gateway/control", {}}));
 }
 
-TEST(TheRequestBudget, IsNoneByDefaultWithAnHourWindow)
+TEST(TheRequestBudget, IsAThousandRequestsPerOwnerAnHourByDefault)
 {
     const auto c = parse(kGatewayAdapter);
-    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{3600, 0, {}}));
+    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{3600, 1000, {}}));
+    EXPECT_EQ(owner_request_budget(c.gateway.request_budget, "alice"), 1000U);
+}
+
+TEST(TheRequestBudget, KeepsTheDefaultPerOwnerWhenOnlyOtherKeysAreSet)
+{
+    const auto c = parse("gateway:\n"
+                         "  request_budget:\n"
+                         "    window_sec: 60\n"
+                         "    owners:\n"
+                         "      alice: 5\n" +
+                         kGatewayAdapter);
+    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{60, 1000, {{"alice", 5}}}));
+    EXPECT_EQ(owner_request_budget(c.gateway.request_budget, "bob"), 1000U);
 }
 
 TEST(TheRequestBudget, IsReadWithADefaultAndPerOwnerCounts)
@@ -250,18 +263,73 @@ TEST(TheRequestBudget, IsReadWithADefaultAndPerOwnerCounts)
     EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{600, 1000, {{"alice", 50}, {"bob-2", 100000}}}));
 }
 
-TEST(TheRequestBudget, RefusesZeroesOversizedValuesAndBadOwnerIds)
+TEST(TheRequestBudget, IsTurnedOffByAPerOwnerOfNoneOrZero)
+{
+    for (const auto* off : {"none", "0", "'none'"}) {
+        SCOPED_TRACE(off);
+        const auto c =
+            parse("gateway:\n  request_budget:\n    per_owner: " + std::string(off) + "\n" + kGatewayAdapter);
+        EXPECT_EQ(c.gateway.request_budget.per_owner, 0U);
+        EXPECT_EQ(owner_request_budget(c.gateway.request_budget, "alice"), 0U);
+    }
+}
+
+TEST(TheRequestBudget, IsTurnedOffForAnOwnerListedAsNoneWhateverPerOwnerSays)
+{
+    const auto c = parse("gateway:\n"
+                         "  request_budget:\n"
+                         "    per_owner: 10\n"
+                         "    owners:\n"
+                         "      alice: none\n"
+                         "      carol: 0\n"
+                         "      budgeted: 2\n" +
+                         kGatewayAdapter);
+    const auto& budget = c.gateway.request_budget;
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "carol"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "budgeted"), 2U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), 10U);
+}
+
+TEST(TheRequestBudget, ExemptsAnOwnerListedAsNoneFromTheDefaultBudget)
+{
+    const auto c = parse("gateway:\n  request_budget:\n    owners: {alice: none, budgeted: 2}\n" + kGatewayAdapter);
+    const auto& budget = c.gateway.request_budget;
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "budgeted"), 2U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), kDefaultRequestBudget);
+}
+
+TEST(TheRequestBudget, RefusesOtherSpellingsOfNone)
+{
+    const std::string head = "gateway:\n  request_budget:\n";
+    for (const auto* spelling : {"None", "NONE", "off", "no", "-1", "1e3"}) {
+        SCOPED_TRACE(spelling);
+        EXPECT_CONFIG_ERROR(head + "    per_owner: " + spelling + "\n" + kGatewayAdapter, 3,
+                            "gateway.request_budget.per_owner", "or none for no budget");
+        EXPECT_CONFIG_ERROR(head + "    owners:\n      alice: " + spelling + "\n" + kGatewayAdapter, 4,
+                            "gateway.request_budget.owners.alice", "or none for no budget");
+    }
+    for (const auto* empty : {"~", "null", ""}) {
+        SCOPED_TRACE(empty);
+        const auto e = nr::test::error_from(
+            [&] { (void)parse(head + "    per_owner: " + std::string(empty) + "\n" + kGatewayAdapter); });
+        ASSERT_TRUE(e.has_value());
+        EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid);
+    }
+}
+
+TEST(TheRequestBudget, RefusesOversizedValuesZeroWindowsAndBadOwnerIds)
 {
     const auto cfg = kGatewayAdapter;
     const std::string head = "gateway:\n  request_budget:\n";
-    EXPECT_CONFIG_ERROR(head + "    per_owner: 0\n" + cfg, 3, "gateway.request_budget.per_owner",
-                        "leave it out for no budget");
+    EXPECT_NO_THROW((void)parse(head + "    per_owner: 100000\n" + cfg));
     EXPECT_CONFIG_ERROR(head + "    per_owner: 100001\n" + cfg, 3, "gateway.request_budget.per_owner", "100000");
+    EXPECT_CONFIG_ERROR(head + "    owners:\n      alice: 100001\n" + cfg, 4, "gateway.request_budget.owners.alice",
+                        "100000");
     EXPECT_CONFIG_ERROR(head + "    window_sec: 0\n" + cfg, 3, "gateway.request_budget.window_sec", "1 to 86400");
     EXPECT_CONFIG_ERROR(head + "    window_sec: 86401\n" + cfg, 3, "gateway.request_budget.window_sec", "86400");
     EXPECT_CONFIG_ERROR(head + "    owners:\n      Alice!: 5\n" + cfg, 4, "gateway.request_budget.owners.Alice!", "");
-    EXPECT_CONFIG_ERROR(head + "    owners:\n      alice: 0\n" + cfg, 4, "gateway.request_budget.owners.alice",
-                        "leave it out");
     EXPECT_CONFIG_ERROR(head + "    owners: [alice]\n" + cfg, 3, "gateway.request_budget.owners",
                         "mapping of owner ids");
     EXPECT_CONFIG_ERROR(head + "    per_user: 5\n" + cfg, 3, "gateway.request_budget.per_user", "unknown key");

@@ -65,7 +65,7 @@ TEST(AGatewaySessionRegistration, CarriesTheIdentityTokenPolicyAndConfiguredLimi
     adapter.egress = openai_and_anthropic();
     const auto session = gateway_session(config, adapter, "nr-unit.service", "alice", "c-1", kToken);
     EXPECT_EQ(session, (GatewaySession{"nr-unit.service", "alice", "c-1", "codex", kToken, openai_and_anthropic(), 1, 2,
-                                       3, 0, 3600}));
+                                       3, 1000, 3600}));
 }
 
 TEST(AGatewaySessionRegistration, CarriesItsOwnersBudgetAndTheWindow)
@@ -83,13 +83,23 @@ TEST(AGatewaySessionRegistration, CarriesItsOwnersBudgetAndTheWindow)
     EXPECT_EQ(alice.budget_window_sec, 60U);
 }
 
-TEST(AnOwnersRequestBudget, IsNoneWhenNeitherTheDefaultNorTheOwnersEntrySetsOne)
+TEST(AnOwnersRequestBudget, IsTheDefaultUnlessTheOwnersEntrySetsOne)
 {
     RequestBudgetSettings budget;
-    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 1000U);
     budget.owners = {{"alice", 5}};
     EXPECT_EQ(owner_request_budget(budget, "alice"), 5U);
-    EXPECT_EQ(owner_request_budget(budget, "bob"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), 1000U);
+}
+
+TEST(AnOwnersRequestBudget, IsNoneWhenTurnedOffForEveryoneOrForThatOwner)
+{
+    RequestBudgetSettings budget;
+    budget.owners = {{"alice", 0}, {"bob", 5}};
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    budget.per_owner = 0;
+    EXPECT_EQ(owner_request_budget(budget, "carol"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), 5U);
 }
 
 TEST(TheGatewaysOk, IsTheOnlyAnswerThatRegisters)
