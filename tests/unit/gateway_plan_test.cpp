@@ -60,12 +60,27 @@ TEST(AGatewaySessionRegistration, CarriesTheIdentityTokenPolicyAndConfiguredLimi
     config.gateway.max_header_bytes = 1;
     config.gateway.max_request_bytes = 2;
     config.gateway.max_response_bytes = 3;
+    config.gateway.max_connections_per_session = 4;
+    config.gateway.max_tunnels_per_session = 5;
+    config.gateway.max_buffered_bytes_per_session = 6;
+    config.gateway.header_timeout_sec = 7;
+    config.gateway.idle_timeout_sec = 8;
     AdapterProfile adapter;
     adapter.name = "codex";
     adapter.egress = openai_and_anthropic();
     const auto session = gateway_session(config, adapter, "nr-unit.service", "alice", "c-1", kToken);
     EXPECT_EQ(session, (GatewaySession{"nr-unit.service", "alice", "c-1", "codex", kToken, openai_and_anthropic(), 1, 2,
-                                       3, 1000, 3600}));
+                                       3, 1000, 3600, 4, 5, 6, 7, 8}));
+}
+
+TEST(AGatewaySessionRegistration, FromTheDefaultConfigIsOneTheGatewayAccepts)
+{
+    AdapterProfile adapter;
+    adapter.name = "codex";
+    adapter.egress = openai_and_anthropic();
+    const auto session = gateway_session(Config{}, adapter, "nr-unit.service", "alice", "c-1", kToken);
+    EXPECT_EQ(session.request_budget, 1000U);
+    EXPECT_EQ(decode_gateway_control(encode_gateway_register(session)).session, session);
 }
 
 TEST(AGatewaySessionRegistration, CarriesItsOwnersBudgetAndTheWindow)
