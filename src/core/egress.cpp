@@ -119,6 +119,13 @@ void check_provider(const ProviderRoute& provider)
     }
 }
 
+void check_in_bounds(std::uint64_t value, std::uint64_t max, std::string_view what)
+{
+    if (value == 0 || value > max) {
+        refuse(std::string(what) + " must be 1 to " + std::to_string(max));
+    }
+}
+
 void check_session(const GatewaySession& session)
 {
     check_name_field(session.unit, "unit");
@@ -135,6 +142,17 @@ void check_session(const GatewaySession& session)
     if (session.budget_window_sec == 0 || session.budget_window_sec > kMaxBudgetWindowSec) {
         refuse("budget_window_sec must be 1 to " + std::to_string(kMaxBudgetWindowSec));
     }
+    check_in_bounds(session.max_connections, kMaxConnectionsLimit, "max_connections");
+    check_in_bounds(session.max_tunnels, kMaxTunnelsLimit, "max_tunnels");
+    if (session.max_tunnels > session.max_connections) {
+        refuse("max_tunnels must be at most max_connections");
+    }
+    check_in_bounds(session.max_buffered_bytes, kMaxBufferedBytesLimit, "max_buffered_bytes");
+    if (!buffered_bytes_fit_header(session.max_buffered_bytes, session.max_header_bytes)) {
+        refuse("max_buffered_bytes must be at least max_header_bytes + " + std::to_string(kBufferedBytesBeyondHeader));
+    }
+    check_in_bounds(session.header_timeout_sec, kMaxHeaderTimeoutSec, "header_timeout_sec");
+    check_in_bounds(session.idle_timeout_sec, kMaxIdleTimeoutSec, "idle_timeout_sec");
     try {
         for (const auto& host : session.egress.allow_hosts) {
             check_egress_host(host);
@@ -264,6 +282,12 @@ void check_egress_host(std::string_view host)
     }
 }
 
+bool buffered_bytes_fit_header(std::uint64_t max_buffered_bytes, std::uint64_t max_header_bytes)
+{
+    return max_buffered_bytes >= max_header_bytes &&
+           max_buffered_bytes - max_header_bytes >= kBufferedBytesBeyondHeader;
+}
+
 std::uint64_t owner_request_budget(const RequestBudgetSettings& settings, const std::string& owner)
 {
     const auto it = settings.owners.find(owner);
@@ -284,6 +308,11 @@ std::string encode_gateway_register(const GatewaySession& session)
     out += "max_response_bytes=" + std::to_string(session.max_response_bytes) + "\n";
     out += "request_budget=" + std::to_string(session.request_budget) + "\n";
     out += "budget_window_sec=" + std::to_string(session.budget_window_sec) + "\n";
+    out += "max_connections=" + std::to_string(session.max_connections) + "\n";
+    out += "max_tunnels=" + std::to_string(session.max_tunnels) + "\n";
+    out += "max_buffered_bytes=" + std::to_string(session.max_buffered_bytes) + "\n";
+    out += "header_timeout_sec=" + std::to_string(session.header_timeout_sec) + "\n";
+    out += "idle_timeout_sec=" + std::to_string(session.idle_timeout_sec) + "\n";
     for (const auto& host : session.egress.allow_hosts) {
         out += "allow_host=" + host + "\n";
     }
@@ -330,6 +359,11 @@ GatewayControl decode_gateway_control(std::string_view message)
     s.max_response_bytes = decimal(lines.value("max_response_bytes"), "max_response_bytes");
     s.request_budget = decimal(lines.value("request_budget"), "request_budget");
     s.budget_window_sec = decimal(lines.value("budget_window_sec"), "budget_window_sec");
+    s.max_connections = decimal(lines.value("max_connections"), "max_connections");
+    s.max_tunnels = decimal(lines.value("max_tunnels"), "max_tunnels");
+    s.max_buffered_bytes = decimal(lines.value("max_buffered_bytes"), "max_buffered_bytes");
+    s.header_timeout_sec = decimal(lines.value("header_timeout_sec"), "header_timeout_sec");
+    s.idle_timeout_sec = decimal(lines.value("idle_timeout_sec"), "idle_timeout_sec");
     while (lines.next_is("allow_host")) {
         s.egress.allow_hosts.emplace_back(lines.value("allow_host"));
     }

@@ -57,11 +57,15 @@ struct EgressPolicy {
 
 // `gateway.request_budget`: how many requests the gateway relays for one
 // owner (all of the owner's sessions together) in any `window_sec`
-// seconds; a request beyond it is answered 429 with Retry-After. An owner
-// in neither `owners` nor covered by `per_owner` has no budget.
+// seconds; a request beyond it is answered 429 with Retry-After. Every
+// owner has a budget unless the operator turns it off: one session must
+// not be able to spend the shared provider key's quota for everyone.
+inline constexpr std::uint64_t kDefaultRequestBudget = 1000;
+
 struct RequestBudgetSettings {
     std::uint64_t window_sec = 3600;
-    std::uint64_t per_owner = 0; // 0: no budget unless `owners` names one
+    std::uint64_t per_owner = kDefaultRequestBudget; // 0 (`none`): no budget
+    // Overrides of per_owner; 0 (`none`): no budget for that owner.
     std::map<std::string, std::uint64_t> owners;
 
     bool operator==(const RequestBudgetSettings&) const = default;
@@ -76,6 +80,26 @@ inline constexpr std::uint64_t kMaxBudgetWindowSec = 86400;
 // The owner's budget (0: none) under `settings`.
 std::uint64_t owner_request_budget(const RequestBudgetSettings& settings, const std::string& owner);
 
+// What one session may hold of the gateway, which every owner's sessions
+// share: its defaults and the bounds the config and the decoder both keep.
+inline constexpr std::uint64_t kDefaultMaxConnections = 128;
+inline constexpr std::uint64_t kMaxConnectionsLimit = 4096;
+inline constexpr std::uint64_t kDefaultMaxTunnels = 32; // at most max_connections: a tunnel is a connection
+inline constexpr std::uint64_t kMaxTunnelsLimit = 1024;
+inline constexpr std::uint64_t kDefaultMaxBufferedBytes = 8ULL << 20U;
+inline constexpr std::uint64_t kMaxBufferedBytesLimit = 1ULL << 30U;
+// Beyond one full header, room for a relay buffer: with less, a session
+// could not get a single request through.
+inline constexpr std::uint64_t kBufferedBytesBeyondHeader = 64ULL << 10U;
+inline constexpr std::uint64_t kDefaultHeaderTimeoutSec = 20;
+inline constexpr std::uint64_t kMaxHeaderTimeoutSec = 300;
+inline constexpr std::uint64_t kDefaultIdleTimeoutSec = 120;
+inline constexpr std::uint64_t kMaxIdleTimeoutSec = 86400;
+
+// Whether `max_buffered_bytes` holds a full header of `max_header_bytes`
+// and kBufferedBytesBeyondHeader more (without overflowing).
+bool buffered_bytes_fit_header(std::uint64_t max_buffered_bytes, std::uint64_t max_header_bytes);
+
 // The top-level `gateway:` section.
 struct GatewaySettings {
     std::uint16_t port = 8080; // the listener's port on the session's 127.0.0.1
@@ -84,6 +108,11 @@ struct GatewaySettings {
     std::uint64_t max_response_bytes = 64ULL << 20U;
     std::string control_socket = "/run/native-runtime-gateway/control";
     RequestBudgetSettings request_budget;
+    std::uint64_t max_connections_per_session = kDefaultMaxConnections;
+    std::uint64_t max_tunnels_per_session = kDefaultMaxTunnels;
+    std::uint64_t max_buffered_bytes_per_session = kDefaultMaxBufferedBytes;
+    std::uint64_t header_timeout_sec = kDefaultHeaderTimeoutSec;
+    std::uint64_t idle_timeout_sec = kDefaultIdleTimeoutSec;
 
     bool operator==(const GatewaySettings&) const = default;
 };
@@ -103,6 +132,12 @@ struct GatewaySession {
     // The owner's request budget (0: none) and its window, 1..86400 s.
     std::uint64_t request_budget = 0;
     std::uint64_t budget_window_sec = 3600;
+    // The `gateway:` section's per-session limits and timeouts, in its bounds.
+    std::uint64_t max_connections = kDefaultMaxConnections;
+    std::uint64_t max_tunnels = kDefaultMaxTunnels;
+    std::uint64_t max_buffered_bytes = kDefaultMaxBufferedBytes;
+    std::uint64_t header_timeout_sec = kDefaultHeaderTimeoutSec;
+    std::uint64_t idle_timeout_sec = kDefaultIdleTimeoutSec;
 
     bool operator==(const GatewaySession&) const = default;
 };

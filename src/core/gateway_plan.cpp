@@ -50,6 +50,11 @@ GatewaySession gateway_session(const Config& config, const AdapterProfile& adapt
     session.max_response_bytes = config.gateway.max_response_bytes;
     session.request_budget = owner_request_budget(config.gateway.request_budget, owner);
     session.budget_window_sec = config.gateway.request_budget.window_sec;
+    session.max_connections = config.gateway.max_connections_per_session;
+    session.max_tunnels = config.gateway.max_tunnels_per_session;
+    session.max_buffered_bytes = config.gateway.max_buffered_bytes_per_session;
+    session.header_timeout_sec = config.gateway.header_timeout_sec;
+    session.idle_timeout_sec = config.gateway.idle_timeout_sec;
     return session;
 }
 

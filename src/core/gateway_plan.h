@@ -25,7 +25,8 @@ bool is_gateway_token(const std::string& token);
 std::vector<std::string> gateway_environment(const EgressPolicy& egress, std::uint16_t port, const std::string& token);
 
 // The registration of one session: its identity, the token, the adapter's
-// egress policy and the configured size limits.
+// egress policy, the owner's request budget and the configured per-session
+// limits.
 GatewaySession gateway_session(const Config& config, const AdapterProfile& adapter, const std::string& unit,
                                const std::string& owner, const std::string& chat, const std::string& token);
 

@@ -5,8 +5,9 @@
 //
 // Checked: decode_gateway_control refuses only with InvalidArgument; an
 // accepted message encodes back to itself exactly; an accepted registration
-// has a 64-digit token, limits above 0, and only providers whose host is on
-// the allow-list.
+// has a 64-digit token, limits above 0 (no more tunnels than connections,
+// room for a header in the buffered bytes), and only providers whose host
+// is on the allow-list.
 
 #include "core/egress.h"
 #include "core/error.h"
@@ -32,6 +33,9 @@ void check_accepted(std::string_view message, const GatewayControl& control)
     require(encode_gateway_register(s) == message, "an accepted registration encodes back to itself");
     require(s.token.size() == 64, "the token has 64 digits");
     require(s.max_header_bytes > 0 && s.max_request_bytes > 0 && s.max_response_bytes > 0, "limits above 0");
+    require(s.max_connections > 0 && s.max_tunnels > 0 && s.max_tunnels <= s.max_connections &&
+                s.max_buffered_bytes > s.max_header_bytes && s.header_timeout_sec > 0 && s.idle_timeout_sec > 0,
+            "per-session limits above 0, tunnels within connections, a header within the buffered bytes");
     for (const auto& provider : s.egress.providers) {
         require(std::find(s.egress.allow_hosts.begin(), s.egress.allow_hosts.end(), provider.host) !=
                     s.egress.allow_hosts.end(),

@@ -4,6 +4,7 @@
 // finding by throwing, which fails the test naming the input.
 
 #include "core/config.h"
+#include "core/egress.h"
 #include "core/error.h"
 
 #include <gtest/gtest.h>
@@ -337,6 +338,20 @@ TEST(MutatedSupervisorArgsCorpusInputs, PassTheSupervisorArgsFuzzHarness)
         const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_supervisor_args(input)) << "round " << round << ":\n" << input;
     }
+}
+
+TEST(TheGatewayControlCorpus, HoldsRegistrationsTheDecoderAccepts)
+{
+    // Refused seeds would pass the harness too, but then the mutations
+    // would never reach the checks an accepted registration gets.
+    std::size_t registrations = 0;
+    for (const auto& file : corpus_files("gateway_control")) {
+        if (file.filename().string().starts_with("register-")) {
+            ++registrations;
+            EXPECT_NO_THROW((void)nr::core::decode_gateway_control(read_file(file))) << file;
+        }
+    }
+    EXPECT_GE(registrations, 4U);
 }
 
 TEST_P(AGatewayControlCorpusInput, PassesTheGatewayControlFuzzHarness)

@@ -216,6 +216,11 @@ TEST(TheGatewaySection, HasDocumentedDefaults)
     EXPECT_EQ(c.gateway.max_request_bytes, 4ULL << 20U);
     EXPECT_EQ(c.gateway.max_response_bytes, 64ULL << 20U);
     EXPECT_EQ(c.gateway.control_socket, "/run/native-runtime-gateway/control");
+    EXPECT_EQ(c.gateway.max_connections_per_session, 128U);
+    EXPECT_EQ(c.gateway.max_tunnels_per_session, 32U);
+    EXPECT_EQ(c.gateway.max_buffered_bytes_per_session, 8ULL << 20U);
+    EXPECT_EQ(c.gateway.header_timeout_sec, 20U);
+    EXPECT_EQ(c.gateway.idle_timeout_sec, 120U);
 }
 
 TEST(TheGatewaySection, IsRead)
@@ -225,16 +230,34 @@ TEST(TheGatewaySection, IsRead)
                          "  max_header_bytes: 32K\n"
                          "  max_request_bytes: 8M\n"
                          "  max_response_bytes: 1G\n"
-                         "  control_socket: /run/test-gateway/control\n" +
+                         "  control_socket: /run/test-gateway/control\n"
+                         "  max_connections_per_session: 64\n"
+                         "  max_tunnels_per_session: 16\n"
+                         "  max_buffered_bytes_per_session: 2M\n"
+                         "  header_timeout_sec: 5\n"
+                         "  idle_timeout_sec: 600\n" +
                          nr::test::minimal_config());
-    EXPECT_EQ(c.gateway,
-              (GatewaySettings{9000, 32ULL << 10U, 8ULL << 20U, 1ULL << 30U, "/run/test-gateway/control", {}}));
+    EXPECT_EQ(c.gateway, (GatewaySettings{9000, 32ULL << 10U, 8ULL << 20U, 1ULL << 30U, "/run/test-gateway/control",
+                                          RequestBudgetSettings{}, 64, 16, 2ULL << 20U, 5, 600}));
 }
 
-TEST(TheRequestBudget, IsNoneByDefaultWithAnHourWindow)
+TEST(TheRequestBudget, IsAThousandRequestsPerOwnerAnHourByDefault)
 {
     const auto c = parse(kGatewayAdapter);
-    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{3600, 0, {}}));
+    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{3600, 1000, {}}));
+    EXPECT_EQ(owner_request_budget(c.gateway.request_budget, "alice"), 1000U);
+}
+
+TEST(TheRequestBudget, KeepsTheDefaultPerOwnerWhenOnlyOtherKeysAreSet)
+{
+    const auto c = parse("gateway:\n"
+                         "  request_budget:\n"
+                         "    window_sec: 60\n"
+                         "    owners:\n"
+                         "      alice: 5\n" +
+                         kGatewayAdapter);
+    EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{60, 1000, {{"alice", 5}}}));
+    EXPECT_EQ(owner_request_budget(c.gateway.request_budget, "bob"), 1000U);
 }
 
 TEST(TheRequestBudget, IsReadWithADefaultAndPerOwnerCounts)
@@ -250,18 +273,73 @@ TEST(TheRequestBudget, IsReadWithADefaultAndPerOwnerCounts)
     EXPECT_EQ(c.gateway.request_budget, (RequestBudgetSettings{600, 1000, {{"alice", 50}, {"bob-2", 100000}}}));
 }
 
-TEST(TheRequestBudget, RefusesZeroesOversizedValuesAndBadOwnerIds)
+TEST(TheRequestBudget, IsTurnedOffByAPerOwnerOfNoneOrZero)
+{
+    for (const auto* off : {"none", "0", "'none'"}) {
+        SCOPED_TRACE(off);
+        const auto c =
+            parse("gateway:\n  request_budget:\n    per_owner: " + std::string(off) + "\n" + kGatewayAdapter);
+        EXPECT_EQ(c.gateway.request_budget.per_owner, 0U);
+        EXPECT_EQ(owner_request_budget(c.gateway.request_budget, "alice"), 0U);
+    }
+}
+
+TEST(TheRequestBudget, IsTurnedOffForAnOwnerListedAsNoneWhateverPerOwnerSays)
+{
+    const auto c = parse("gateway:\n"
+                         "  request_budget:\n"
+                         "    per_owner: 10\n"
+                         "    owners:\n"
+                         "      alice: none\n"
+                         "      carol: 0\n"
+                         "      budgeted: 2\n" +
+                         kGatewayAdapter);
+    const auto& budget = c.gateway.request_budget;
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "carol"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "budgeted"), 2U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), 10U);
+}
+
+TEST(TheRequestBudget, ExemptsAnOwnerListedAsNoneFromTheDefaultBudget)
+{
+    const auto c = parse("gateway:\n  request_budget:\n    owners: {alice: none, budgeted: 2}\n" + kGatewayAdapter);
+    const auto& budget = c.gateway.request_budget;
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "budgeted"), 2U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), kDefaultRequestBudget);
+}
+
+TEST(TheRequestBudget, RefusesOtherSpellingsOfNone)
+{
+    const std::string head = "gateway:\n  request_budget:\n";
+    for (const auto* spelling : {"None", "NONE", "off", "no", "-1", "1e3"}) {
+        SCOPED_TRACE(spelling);
+        EXPECT_CONFIG_ERROR(head + "    per_owner: " + spelling + "\n" + kGatewayAdapter, 3,
+                            "gateway.request_budget.per_owner", "or none for no budget");
+        EXPECT_CONFIG_ERROR(head + "    owners:\n      alice: " + spelling + "\n" + kGatewayAdapter, 4,
+                            "gateway.request_budget.owners.alice", "or none for no budget");
+    }
+    for (const auto* empty : {"~", "null", ""}) {
+        SCOPED_TRACE(empty);
+        const auto e = nr::test::error_from(
+            [&] { (void)parse(head + "    per_owner: " + std::string(empty) + "\n" + kGatewayAdapter); });
+        ASSERT_TRUE(e.has_value());
+        EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid);
+    }
+}
+
+TEST(TheRequestBudget, RefusesOversizedValuesZeroWindowsAndBadOwnerIds)
 {
     const auto cfg = kGatewayAdapter;
     const std::string head = "gateway:\n  request_budget:\n";
-    EXPECT_CONFIG_ERROR(head + "    per_owner: 0\n" + cfg, 3, "gateway.request_budget.per_owner",
-                        "leave it out for no budget");
+    EXPECT_NO_THROW((void)parse(head + "    per_owner: 100000\n" + cfg));
     EXPECT_CONFIG_ERROR(head + "    per_owner: 100001\n" + cfg, 3, "gateway.request_budget.per_owner", "100000");
+    EXPECT_CONFIG_ERROR(head + "    owners:\n      alice: 100001\n" + cfg, 4, "gateway.request_budget.owners.alice",
+                        "100000");
     EXPECT_CONFIG_ERROR(head + "    window_sec: 0\n" + cfg, 3, "gateway.request_budget.window_sec", "1 to 86400");
     EXPECT_CONFIG_ERROR(head + "    window_sec: 86401\n" + cfg, 3, "gateway.request_budget.window_sec", "86400");
     EXPECT_CONFIG_ERROR(head + "    owners:\n      Alice!: 5\n" + cfg, 4, "gateway.request_budget.owners.Alice!", "");
-    EXPECT_CONFIG_ERROR(head + "    owners:\n      alice: 0\n" + cfg, 4, "gateway.request_budget.owners.alice",
-                        "leave it out");
     EXPECT_CONFIG_ERROR(head + "    owners: [alice]\n" + cfg, 3, "gateway.request_budget.owners",
                         "mapping of owner ids");
     EXPECT_CONFIG_ERROR(head + "    per_user: 5\n" + cfg, 3, "gateway.request_budget.per_user", "unknown key");
@@ -277,4 +355,99 @@ TEST(TheGatewaySection, RefusesBadValues)
     EXPECT_CONFIG_ERROR("gateway:\n  max_response_bytes: lots\n" + cfg, 2, "gateway.max_response_bytes", "512M");
     EXPECT_CONFIG_ERROR("gateway:\n  control_socket: run/gw\n" + cfg, 2, "gateway.control_socket", "");
     EXPECT_CONFIG_ERROR("gateway:\n  budget: 5\n" + cfg, 2, "gateway.budget", "unknown key");
+    EXPECT_CONFIG_ERROR("gateway:\n  max_connections: 5\n" + cfg, 2, "gateway.max_connections", "unknown key");
+}
+
+namespace {
+
+// One `gateway:` key set to `value`, at line 2.
+std::string with_gateway_key(const std::string& key, const std::string& value)
+{
+    return "gateway:\n  " + key + ": " + value + "\n" + nr::test::minimal_config();
+}
+
+} // namespace
+
+TEST(APerSessionCountOrTimeout, IsAcceptedAtItsBoundsAndRefusedJustOutside)
+{
+    struct Bound {
+        const char* key;
+        std::uint64_t max;
+        std::uint64_t GatewaySettings::*field;
+    };
+    for (const auto& [key, max, field] : {
+             Bound{"max_connections_per_session", 4096, &GatewaySettings::max_connections_per_session},
+             Bound{"header_timeout_sec", 300, &GatewaySettings::header_timeout_sec},
+             Bound{"idle_timeout_sec", 86400, &GatewaySettings::idle_timeout_sec},
+         }) {
+        SCOPED_TRACE(key);
+        // One tunnel, so that a single connection is a valid setting.
+        const auto with = [key = std::string(key)](const std::string& value) {
+            return "gateway:\n  " + key + ": " + value + "\n  max_tunnels_per_session: 1\n" +
+                   nr::test::minimal_config();
+        };
+        EXPECT_EQ(parse(with("1")).gateway.*field, 1U);
+        EXPECT_EQ(parse(with(std::to_string(max))).gateway.*field, max);
+        EXPECT_CONFIG_ERROR(with("0"), 2, "gateway." + std::string(key), "1 to " + std::to_string(max));
+        EXPECT_CONFIG_ERROR(with(std::to_string(max + 1)), 2, "gateway." + std::string(key), std::to_string(max));
+        EXPECT_CONFIG_ERROR(with("-1"), 2, "gateway." + std::string(key), "unsigned integer");
+    }
+}
+
+TEST(TheTunnelLimit, IsAcceptedAtItsBoundsAndRefusedJustOutside)
+{
+    const auto with_tunnels = [](const std::string& tunnels) {
+        return "gateway:\n  max_connections_per_session: 4096\n  max_tunnels_per_session: " + tunnels + "\n" +
+               nr::test::minimal_config();
+    };
+    EXPECT_EQ(parse(with_tunnels("1")).gateway.max_tunnels_per_session, 1U);
+    EXPECT_EQ(parse(with_tunnels("1024")).gateway.max_tunnels_per_session, 1024U);
+    EXPECT_CONFIG_ERROR(with_tunnels("0"), 3, "gateway.max_tunnels_per_session", "1 to 1024");
+    EXPECT_CONFIG_ERROR(with_tunnels("1025"), 3, "gateway.max_tunnels_per_session", "1024");
+}
+
+TEST(TheTunnelLimit, MayNotExceedTheConnectionLimit)
+{
+    const auto both = [](const std::string& connections, const std::string& tunnels) {
+        return "gateway:\n  max_tunnels_per_session: " + tunnels + "\n  max_connections_per_session: " + connections +
+               "\n" + nr::test::minimal_config();
+    };
+    EXPECT_EQ(parse(both("10", "10")).gateway.max_tunnels_per_session, 10U);
+    EXPECT_CONFIG_ERROR(both("10", "11"), 2, "gateway.max_tunnels_per_session",
+                        "max_tunnels_per_session (11) must be at most max_connections_per_session (10)");
+    // Only the connections are set, below the default 32 tunnels: that key
+    // is the one to change.
+    EXPECT_CONFIG_ERROR(with_gateway_key("max_connections_per_session", "31"), 2, "gateway.max_connections_per_session",
+                        "max_tunnels_per_session (32) must be at most max_connections_per_session (31)");
+    EXPECT_EQ(parse(with_gateway_key("max_connections_per_session", "32")).gateway.max_connections_per_session, 32U);
+}
+
+TEST(TheBufferedBytesLimit, IsASizeFromAHeaderAndSixtyFourKibibytesToOneGibibyte)
+{
+    const std::string key = "max_buffered_bytes_per_session";
+    EXPECT_EQ(parse(with_gateway_key(key, "4M")).gateway.max_buffered_bytes_per_session, 4ULL << 20U);
+    EXPECT_EQ(parse(with_gateway_key(key, "1G")).gateway.max_buffered_bytes_per_session, 1ULL << 30U);
+    EXPECT_EQ(parse(with_gateway_key(key, "81920")).gateway.max_buffered_bytes_per_session, 80ULL << 10U);
+    EXPECT_CONFIG_ERROR(with_gateway_key(key, std::to_string((1ULL << 30U) + 1)), 2, "gateway." + key, "at most 1G");
+    EXPECT_CONFIG_ERROR(with_gateway_key(key, "81919"), 2, "gateway." + key,
+                        "(81919) must be at least max_header_bytes (16384) + 64K");
+    EXPECT_CONFIG_ERROR(with_gateway_key(key, "0"), 2, "gateway." + key, "at least max_header_bytes");
+    EXPECT_CONFIG_ERROR(with_gateway_key(key, "lots"), 2, "gateway." + key, "512M");
+}
+
+TEST(TheBufferedBytesLimit, MustHoldTheLargestHeaderAndSixtyFourKibibytesMore)
+{
+    const auto both = [](const std::string& header, const std::string& buffered) {
+        return "gateway:\n  max_buffered_bytes_per_session: " + buffered + "\n  max_header_bytes: " + header + "\n" +
+               nr::test::minimal_config();
+    };
+    EXPECT_EQ(parse(both("1M", "1088K")).gateway.max_buffered_bytes_per_session, 1088ULL << 10U);
+    EXPECT_CONFIG_ERROR(both("1M", "1087K"), 2, "gateway.max_buffered_bytes_per_session",
+                        "at least max_header_bytes (1048576) + 64K");
+    // Only the header is set, too large for the default 8M: that key is
+    // the one named.
+    EXPECT_CONFIG_ERROR(with_gateway_key("max_header_bytes", "8M"), 2, "gateway.max_header_bytes",
+                        "max_buffered_bytes_per_session (8388608) must be at least max_header_bytes (8388608)");
+    EXPECT_CONFIG_ERROR(with_gateway_key("max_header_bytes", "18446744073709551615"), 2, "gateway.max_header_bytes",
+                        "at least max_header_bytes");
 }

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace nr::core;
@@ -126,6 +127,99 @@ TEST(AGatewayRegistration, IsRefusedWithABudgetOrWindowOutsideTheirBounds)
               ErrorKind::InvalidArgument);
     EXPECT_EQ(refusal_of(replaced(good, "request_budget=0", "request_budget=100001")), ErrorKind::InvalidArgument);
     EXPECT_EQ(refusal_of(replaced(good, "request_budget=0", "request_budget=-1")), ErrorKind::InvalidArgument);
+}
+
+TEST(AGatewaySession, HasTheConfigsDefaultPerSessionLimits)
+{
+    const GatewaySession session;
+    const GatewaySettings settings;
+    EXPECT_EQ(session.max_connections, settings.max_connections_per_session);
+    EXPECT_EQ(session.max_tunnels, settings.max_tunnels_per_session);
+    EXPECT_EQ(session.max_buffered_bytes, settings.max_buffered_bytes_per_session);
+    EXPECT_EQ(session.header_timeout_sec, settings.header_timeout_sec);
+    EXPECT_EQ(session.idle_timeout_sec, settings.idle_timeout_sec);
+    EXPECT_EQ(session.max_connections, 128U);
+    EXPECT_EQ(session.max_tunnels, 32U);
+    EXPECT_EQ(session.max_buffered_bytes, 8ULL << 20U);
+    EXPECT_EQ(session.header_timeout_sec, 20U);
+    EXPECT_EQ(session.idle_timeout_sec, 120U);
+}
+
+TEST(AGatewayRegistration, CarriesThePerSessionLimitsInOrderAfterTheBudget)
+{
+    auto session = openai_session();
+    session.max_connections = 4096;
+    session.max_tunnels = 1024;
+    session.max_buffered_bytes = 1ULL << 30U;
+    session.header_timeout_sec = 300;
+    session.idle_timeout_sec = 86400;
+    const auto message = encode_gateway_register(session);
+    EXPECT_NE(message.find("budget_window_sec=3600\nmax_connections=4096\nmax_tunnels=1024\n"
+                           "max_buffered_bytes=1073741824\nheader_timeout_sec=300\nidle_timeout_sec=86400\n"
+                           "allow_host="),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(decode_gateway_control(message).session, session);
+}
+
+TEST(AGatewayRegistration, IsAcceptedWithTheSmallestPerSessionLimits)
+{
+    auto session = openai_session();
+    session.max_connections = 1;
+    session.max_tunnels = 1;
+    session.max_buffered_bytes = session.max_header_bytes + (64U << 10U);
+    session.header_timeout_sec = 1;
+    session.idle_timeout_sec = 1;
+    EXPECT_EQ(decode_gateway_control(encode_gateway_register(session)).session, session);
+}
+
+TEST(AGatewayRegistration, IsRefusedWithoutAnyOfThePerSessionLimits)
+{
+    const auto good = encode_gateway_register(openai_session());
+    for (const auto* line : {"max_connections=128\n", "max_tunnels=32\n", "max_buffered_bytes=8388608\n",
+                             "header_timeout_sec=20\n", "idle_timeout_sec=120\n"}) {
+        SCOPED_TRACE(line);
+        EXPECT_EQ(refusal_of(replaced(good, line, "")), ErrorKind::InvalidArgument);
+    }
+}
+
+TEST(AGatewayRegistration, IsRefusedWithAPerSessionLimitOfZeroOrAboveItsBound)
+{
+    const auto good = encode_gateway_register(openai_session());
+    for (const auto& [line, zero, over] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"max_connections=128", "max_connections=0", "max_connections=4097"},
+             {"max_tunnels=32", "max_tunnels=0", "max_tunnels=1025"},
+             {"max_buffered_bytes=8388608", "max_buffered_bytes=0", "max_buffered_bytes=1073741825"},
+             {"header_timeout_sec=20", "header_timeout_sec=0", "header_timeout_sec=301"},
+             {"idle_timeout_sec=120", "idle_timeout_sec=0", "idle_timeout_sec=86401"},
+         }) {
+        SCOPED_TRACE(line);
+        EXPECT_EQ(refusal_of(replaced(good, line, zero)), ErrorKind::InvalidArgument);
+        EXPECT_EQ(refusal_of(replaced(good, line, over)), ErrorKind::InvalidArgument);
+        EXPECT_EQ(refusal_of(replaced(good, line, line + "0000000000000000000000")), ErrorKind::InvalidArgument);
+    }
+}
+
+TEST(AGatewayRegistration, IsRefusedWithMoreTunnelsThanConnections)
+{
+    auto session = openai_session();
+    session.max_connections = 10;
+    session.max_tunnels = 11;
+    EXPECT_THROW(encode_gateway_register(session), Error);
+    session.max_tunnels = 10;
+    const auto good = encode_gateway_register(session);
+    EXPECT_EQ(refusal_of(replaced(good, "max_tunnels=10", "max_tunnels=11")), ErrorKind::InvalidArgument);
+}
+
+TEST(AGatewayRegistration, IsRefusedWithBufferedBytesBelowAHeaderAndSixtyFourKibibytes)
+{
+    auto session = openai_session(); // max_header_bytes 16384
+    session.max_buffered_bytes = 16384 + 65536;
+    const auto good = encode_gateway_register(session);
+    EXPECT_EQ(refusal_of(replaced(good, "max_buffered_bytes=81920", "max_buffered_bytes=81919")),
+              ErrorKind::InvalidArgument);
+    session.max_buffered_bytes = 81919;
+    EXPECT_THROW(encode_gateway_register(session), Error);
 }
 
 TEST(AGatewayRegistration, IsRefusedWithABasePathThatCouldLeaveTheHost)

@@ -60,12 +60,27 @@ TEST(AGatewaySessionRegistration, CarriesTheIdentityTokenPolicyAndConfiguredLimi
     config.gateway.max_header_bytes = 1;
     config.gateway.max_request_bytes = 2;
     config.gateway.max_response_bytes = 3;
+    config.gateway.max_connections_per_session = 4;
+    config.gateway.max_tunnels_per_session = 5;
+    config.gateway.max_buffered_bytes_per_session = 6;
+    config.gateway.header_timeout_sec = 7;
+    config.gateway.idle_timeout_sec = 8;
     AdapterProfile adapter;
     adapter.name = "codex";
     adapter.egress = openai_and_anthropic();
     const auto session = gateway_session(config, adapter, "nr-unit.service", "alice", "c-1", kToken);
     EXPECT_EQ(session, (GatewaySession{"nr-unit.service", "alice", "c-1", "codex", kToken, openai_and_anthropic(), 1, 2,
-                                       3, 0, 3600}));
+                                       3, 1000, 3600, 4, 5, 6, 7, 8}));
+}
+
+TEST(AGatewaySessionRegistration, FromTheDefaultConfigIsOneTheGatewayAccepts)
+{
+    AdapterProfile adapter;
+    adapter.name = "codex";
+    adapter.egress = openai_and_anthropic();
+    const auto session = gateway_session(Config{}, adapter, "nr-unit.service", "alice", "c-1", kToken);
+    EXPECT_EQ(session.request_budget, 1000U);
+    EXPECT_EQ(decode_gateway_control(encode_gateway_register(session)).session, session);
 }
 
 TEST(AGatewaySessionRegistration, CarriesItsOwnersBudgetAndTheWindow)
@@ -83,13 +98,23 @@ TEST(AGatewaySessionRegistration, CarriesItsOwnersBudgetAndTheWindow)
     EXPECT_EQ(alice.budget_window_sec, 60U);
 }
 
-TEST(AnOwnersRequestBudget, IsNoneWhenNeitherTheDefaultNorTheOwnersEntrySetsOne)
+TEST(AnOwnersRequestBudget, IsTheDefaultUnlessTheOwnersEntrySetsOne)
 {
     RequestBudgetSettings budget;
-    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 1000U);
     budget.owners = {{"alice", 5}};
     EXPECT_EQ(owner_request_budget(budget, "alice"), 5U);
-    EXPECT_EQ(owner_request_budget(budget, "bob"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), 1000U);
+}
+
+TEST(AnOwnersRequestBudget, IsNoneWhenTurnedOffForEveryoneOrForThatOwner)
+{
+    RequestBudgetSettings budget;
+    budget.owners = {{"alice", 0}, {"bob", 5}};
+    EXPECT_EQ(owner_request_budget(budget, "alice"), 0U);
+    budget.per_owner = 0;
+    EXPECT_EQ(owner_request_budget(budget, "carol"), 0U);
+    EXPECT_EQ(owner_request_budget(budget, "bob"), 5U);
 }
 
 TEST(TheGatewaysOk, IsTheOnlyAnswerThatRegisters)
