@@ -387,4 +387,27 @@ GatewayControl decode_gateway_control(std::string_view message)
     return out;
 }
 
+std::string upgrade_stored_registration(std::string_view message)
+{
+    std::string text(message);
+    if (!text.starts_with(std::string(kRegister) + "\n") || text.find("\nmax_connections=") != std::string::npos) {
+        return text;
+    }
+    const auto at = text.find("\nbudget_window_sec=");
+    if (at == std::string::npos) {
+        return text;
+    }
+    const auto line_end = text.find('\n', at + 1);
+    if (line_end == std::string::npos) {
+        return text;
+    }
+    const GatewaySession defaults;
+    text.insert(line_end + 1, "max_connections=" + std::to_string(defaults.max_connections) + "\n" +
+                                  "max_tunnels=" + std::to_string(defaults.max_tunnels) + "\n" +
+                                  "max_buffered_bytes=" + std::to_string(defaults.max_buffered_bytes) + "\n" +
+                                  "header_timeout_sec=" + std::to_string(defaults.header_timeout_sec) + "\n" +
+                                  "idle_timeout_sec=" + std::to_string(defaults.idle_timeout_sec) + "\n");
+    return text;
+}
+
 } // namespace nr::core

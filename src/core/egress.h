@@ -159,6 +159,12 @@ struct GatewayControl {
 // encode_gateway_* would not have produced; decode(encode(x)) == x.
 GatewayControl decode_gateway_control(std::string_view message);
 
+// A registration as an earlier version kept it in systemd's descriptor
+// store (before the per-session limits), in today's form with the default
+// limits; any other message unchanged. So an upgrade's restart of the
+// gateway keeps serving the sessions that were running.
+std::string upgrade_stored_registration(std::string_view message);
+
 // "api.openai.com", "localhost:8443": lower-case DNS name (no trailing dot,
 // no wildcard, no IP literal), optional port 1..65535. Throws
 // std::invalid_argument with a reason.

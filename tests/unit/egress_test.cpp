@@ -254,3 +254,19 @@ TEST(AnEgressHost, IsNeitherAWildcardNorAnAddressNorMixedCase)
         EXPECT_THROW(check_egress_host(host), std::invalid_argument) << host;
     }
 }
+
+TEST(ARegistrationKeptByAnEarlierVersion, IsServedWithTheDefaultLimitsAfterAnUpgrade)
+{
+    const auto session = openai_session();
+    auto old = encode_gateway_register(session);
+    for (const auto* line :
+         {"max_connections=", "max_tunnels=", "max_buffered_bytes=", "header_timeout_sec=", "idle_timeout_sec="}) {
+        const auto at = old.find(std::string("\n") + line);
+        old.erase(at + 1, old.find('\n', at + 1) - at);
+    }
+    EXPECT_THROW(decode_gateway_control(old), Error) << "control: the strict decoder refuses the old form";
+    EXPECT_EQ(decode_gateway_control(upgrade_stored_registration(old)).session, session);
+    const auto current = encode_gateway_register(session);
+    EXPECT_EQ(upgrade_stored_registration(current), current);
+    EXPECT_EQ(upgrade_stored_registration(encode_gateway_revoke("u.service")), encode_gateway_revoke("u.service"));
+}
