@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <netinet/in.h>
 #include <stdexcept>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -121,6 +122,15 @@ std::string listener_problem(int fd)
     }
     if (option(SO_ACCEPTCONN) != 1) {
         return "the socket is not listening";
+    }
+    // A listener on another address than the session namespace's loopback
+    // (0.0.0.0, a host address) would make the gateway a proxy for whoever
+    // reaches that address: CONNECT tunnels need no token.
+    sockaddr_in address{};
+    socklen_t len = sizeof address;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &len) != 0 || len != sizeof address ||
+        address.sin_addr.s_addr != htonl(INADDR_LOOPBACK)) {
+        return "the listener is not bound to 127.0.0.1";
     }
     return {};
 }

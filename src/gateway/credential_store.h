@@ -3,33 +3,44 @@
 // per credential in $CREDENTIALS_DIRECTORY (or --credentials DIR in tests),
 // named <prefix><credential> (the unit loads its key store directory, which
 // systemd names "<ID>_<file name>").
-// A key is read on first use and kept in memory; it is never logged and
-// leaves the process only in the upstream request's header.
+// Every key is read once, at start, into OpenSSL's secure heap: memory that
+// is locked (never swapped), left out of core dumps (MADV_DONTDUMP) and
+// wiped when freed. A key never leaves that memory except into the TLS
+// record that carries it to its provider: no std::string ever holds it.
 
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace nr::gateway {
 
+// Sets up the secure heap; throws when the kernel will not lock it (the
+// gateway then refuses to start rather than hold keys in ordinary memory).
+void init_secure_heap();
+
 class CredentialStore {
 public:
-    CredentialStore(std::string directory, std::string prefix)
-        : directory_(std::move(directory)), prefix_(std::move(prefix))
-    {
-    }
+    // Loads every plain file named <prefix>NAME in `directory` as key NAME.
+    // `problems` receives one line per file that cannot be a key (too large,
+    // empty, several lines); an empty directory name loads nothing.
+    CredentialStore(const std::string& directory, const std::string& prefix, std::vector<std::string>& problems);
     CredentialStore(const CredentialStore&) = delete;
     CredentialStore& operator=(const CredentialStore&) = delete;
     ~CredentialStore();
 
-    // None when the credential does not exist, is empty or its name is not
-    // a plain file name.
-    const std::string* key(const std::string& name);
+    // The key, viewed in the secure heap; none when there is no such key.
+    std::optional<std::string_view> key(const std::string& name) const;
+
+    std::size_t size() const { return keys_.size(); }
 
 private:
-    std::string directory_;
-    std::string prefix_;
-    std::map<std::string, std::string> keys_;
+    struct Secret {
+        char* data = nullptr;
+        std::size_t size = 0;
+    };
+    std::map<std::string, Secret> keys_;
 };
 
 } // namespace nr::gateway

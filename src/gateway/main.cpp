@@ -9,6 +9,7 @@
 // activation); without --credentials it reads $CREDENTIALS_DIRECTORY.
 
 #include "gateway/control_socket.h"
+#include "gateway/credential_store.h"
 #include "gateway/server.h"
 #include "gateway/session_store.h"
 #include "sys/journal_writer.h"
@@ -21,6 +22,7 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <sys/prctl.h>
 
 namespace {
 
@@ -78,9 +80,16 @@ int main(int argc, char** argv)
     }
     const auto options = parse(argc, argv);
     nr::sys::set_log_identifier("native-runtime-gateway");
+    // No core dump and no ptrace by the gateway's own user: the process
+    // holds every provider key. Before any key is read.
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+        std::cerr << "native-runtime-gateway: cannot make the process undumpable\n";
+        return 1;
+    }
     // A session that closes mid-answer must cost an EPIPE, not the gateway.
     (void)std::signal(SIGPIPE, SIG_IGN);
     try {
+        nr::gateway::init_secure_heap();
         auto inherited = nr::gateway::take_inherited_descriptors();
         for (const auto& problem : inherited.problems) {
             std::cerr << "native-runtime-gateway: " << problem << '\n';

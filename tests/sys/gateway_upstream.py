@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """A stand-in HTTPS provider for the gateway's sys tests (gateway_test.cpp).
 
-Serves /json (a small JSON answer; POST bodies are counted), /json?drop=1
+Serves /json (a small JSON answer; POST bodies, length-framed or chunked,
+are counted), /json?drop=1
 (the same, then the connection is closed without saying so, as an upstream
 that drops an idle kept-alive connection does), /sse (ten server-sent events
 20 ms apart, chunked) and /big?n=BYTES. Every request is appended to LOG as
 one JSON line (method, path, headers, body length, and the client's port,
 which tells connections apart), so a test can see what reached the upstream
-and what did not. After the last SSE
+and what did not; "framing" records Transfer-Encoding and Content-Length
+exactly as they arrived, repeated fields included. HEAD, DELETE and TRACE
+are answered too (TRACE echoes the request's header fields in its body, as
+servers that allow it do). After the last SSE
 event is written, DIR/sse-done-<X-Test-Id> is created: a test that reads
 the first event before that file exists has seen the stream unbuffered.
 
@@ -38,6 +42,8 @@ class Handler(BaseHTTPRequestHandler):
             "method": self.command,
             "path": self.path,
             "headers": {k.lower(): v for k, v in self.headers.items()},
+            "framing": [[k.lower(), v] for k, v in self.headers.items()
+                        if k.lower() in ("transfer-encoding", "content-length")],
             "body_length": body_length,
             "peer_port": self.client_address[1],
         }
@@ -45,6 +51,16 @@ class Handler(BaseHTTPRequestHandler):
             log.write(json.dumps(entry) + "\n")
 
     def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            body = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return body
+                body += self.rfile.read(size)
+                self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length else b""
 
@@ -86,8 +102,20 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send_plain(404, b'{"error":"not found"}')
 
+    def do_HEAD(self):
+        self.record(0)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+
+    def do_TRACE(self):
+        self.record(0)
+        self.send_plain(200, str(self.headers).encode(), "message/http")
+
     do_GET = handle_any
     do_POST = handle_any
+    do_DELETE = handle_any
 
 
 def main():
