@@ -29,10 +29,19 @@ its history):
 Every request must carry the synthetic API key (--key): Bearer authorization
 for openai, x-api-key for anthropic; anything else gets 401, so a completed
 turn proves the credential reached the client. Each exchange is appended to
---log as one JSON line (what was asked, what was sent). When listening, the
-chosen port is written to --ready-file. With --tls-cert and --tls-key it
-speaks HTTPS (the egress gateway's upstream, whose certificate only the
-gateway trusts).
+--log as one JSON line (what was asked, what was sent). Before that, every
+request that arrives gets a line of its own as soon as its header is read,
+{"received": {...}}, with the method, target, Transfer-Encoding and
+Content-Length exactly as received and which key it carried ("real",
+"other" or "none"): what the egress gateway's attack tests need to show that
+a request never reached the upstream. A request with an X-NR-Attack header
+(nr-gateway-attack's) has its value as "attack" in both lines. Request
+bodies may be chunked. TRACE is answered as a server with TRACE enabled
+does: with the request's header echoed. When listening, the chosen port is
+written to --ready-file. With --tls-cert and --tls-key it speaks HTTPS (the
+egress gateway's upstream, whose certificate only the gateway trusts); each
+connection's handshake runs in that connection's own thread, so that a
+client that never sends a ClientHello holds up no one else.
 
 Python standard library only.
 """
@@ -199,18 +208,101 @@ def anthropic_events(number, model, answer):
     return events
 
 
+# A TLS client gets this long for its ClientHello; an established
+# connection this long between two reads.
+HANDSHAKE_TIMEOUT_SEC = 10
+IDLE_TIMEOUT_SEC = 60
+# The longest chunk-size or trailer line read from a chunked request body.
+MAX_CHUNK_LINE = 65536
+
+
 class Endpoint(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    timeout = IDLE_TIMEOUT_SEC
     counter = 0
     lock = threading.Lock()
+
+    def setup(self):
+        self.handshake_failed = False
+        tls = self.server.tls
+        if tls is not None:
+            try:
+                self.request.settimeout(HANDSHAKE_TIMEOUT_SEC)
+                self.request = tls.wrap_socket(self.request, server_side=True)
+            except (OSError, ssl.SSLError):
+                self.handshake_failed = True
+                return
+        super().setup()
+
+    def handle(self):
+        if not self.handshake_failed:
+            super().handle()
+
+    def finish(self):
+        if self.handshake_failed:
+            return
+        try:
+            super().finish()
+        finally:
+            if self.server.tls is not None:
+                self.request.close()
 
     def log_message(self, *args):  # the exchange log replaces the access log
         pass
 
     def record(self, entry):
+        attack = self.headers.get("X-NR-Attack") if getattr(self, "headers", None) is not None else None
+        if attack:
+            entry["attack"] = attack
         with self.lock:
             with open(self.server.options.log, "a", encoding="utf-8") as log:
                 log.write(json.dumps(entry) + "\n")
+
+    def parse_request(self):
+        if not super().parse_request():
+            return False
+        words = self.requestline.split()
+        self.record({"received": {
+            "method": self.command,
+            # As sent: parse_request may rewrite self.path (a leading "//").
+            "target": words[1] if len(words) > 1 else "",
+            "transfer_encoding": self.headers.get_all("Transfer-Encoding"),
+            "content_length": self.headers.get_all("Content-Length"),
+            "key": self.presented_key(),
+        }})
+        return True
+
+    def presented_key(self):
+        """Which key the request carries: "real", "other" or "none"."""
+        values = [v for v in (self.headers.get("Authorization"), self.headers.get("x-api-key")) if v]
+        if not values:
+            return "none"
+        return "real" if self.authorized() else "other"
+
+    def read_body(self):
+        """The request body, framed by chunked encoding (when it is the last
+        transfer coding) or by Content-Length; ValueError when malformed."""
+        codings = [c.strip().lower() for c in (self.headers.get("Transfer-Encoding") or "").split(",") if c.strip()]
+        if not codings or codings[-1] != "chunked":
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = b""
+        while True:
+            line = self.rfile.readline(MAX_CHUNK_LINE)
+            if not line.endswith(b"\n"):
+                raise ValueError("chunk-size line too long or cut")
+            size = int(line.split(b";", 1)[0].strip(), 16)
+            if size == 0:
+                break
+            piece = self.rfile.read(size)
+            if len(piece) != size or self.rfile.readline(MAX_CHUNK_LINE).strip():
+                raise ValueError("chunk cut or not followed by CRLF")
+            body += piece
+        while True:
+            line = self.rfile.readline(MAX_CHUNK_LINE)
+            if not line.endswith(b"\n"):
+                raise ValueError("trailer too long or cut")
+            if not line.strip():
+                return body
 
     def reply(self, status, payload, content_type="application/json"):
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
@@ -246,9 +338,16 @@ class Endpoint(http.server.BaseHTTPRequestHandler):
     def do_HEAD(self):
         self.reply(200, b"")
 
+    def do_TRACE(self):
+        self.record({"method": "TRACE", "path": self.path, "authorized": self.authorized()})
+        self.reply(200, (self.requestline + "\r\n" + str(self.headers)).encode(), "message/http")
+
     def do_POST(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
+        try:
+            raw = self.read_body()
+        except ValueError:
+            self.reply(400, {"error": {"message": "malformed body"}})
+            return
         with self.lock:
             Endpoint.counter += 1
             number = Endpoint.counter
@@ -291,6 +390,19 @@ class Endpoint(http.server.BaseHTTPRequestHandler):
                              "usage": {"input_tokens": 1, "output_tokens": 1}})
 
 
+class Server(http.server.ThreadingHTTPServer):
+    # Many connections may arrive at once (a gateway under attack opens one
+    # upstream connection per client connection): a short accept queue
+    # would delay everyone's, at the endpoint rather than at the gateway.
+    request_queue_size = 4096
+
+    def handle_error(self, request, client_address):
+        # Clients that go away mid-request are expected here; a traceback on
+        # stderr, which nobody reads until the end, could fill its pipe and
+        # block every thread that writes one.
+        pass
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", choices=["openai", "anthropic"], required=True)
@@ -303,12 +415,12 @@ def main():
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
     options = parser.parse_args()
-    server = http.server.ThreadingHTTPServer((options.address, options.port), Endpoint)
+    server = Server((options.address, options.port), Endpoint)
     server.options = options
+    server.tls = None
     if options.tls_cert:
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(options.tls_cert, options.tls_key)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.tls.load_cert_chain(options.tls_cert, options.tls_key)
     with open(options.ready_file + ".tmp", "w", encoding="utf-8") as ready:
         ready.write("%d\n" % server.server_address[1])
     os.rename(options.ready_file + ".tmp", options.ready_file)
