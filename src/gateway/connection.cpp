@@ -128,8 +128,12 @@ awaitable<Connection::HeadRead> Connection::read_head(std::size_t& head_size)
     while (buffer_.size() >= 2 && std::string_view(static_cast<const char*>(buffer_.data().data()), 2) == "\r\n") {
         buffer_.consume(2);
     }
-    bool started = buffer_.size() > 0;
-    auto deadline = Clock::now() + seconds(config.header_timeout_sec);
+    // A new connection's first header is due header_timeout_sec after the
+    // accept, whether or not a byte came: an idle connection is no cheaper
+    // to hold than a slow one. Between kept-alive requests the clock starts
+    // with the next request's first byte.
+    bool started = buffer_.size() > 0 || first_request_;
+    auto deadline = (first_request_ ? accepted_at_ : Clock::now()) + seconds(config.header_timeout_sec);
     for (;;) {
         const std::string_view seen(static_cast<const char*>(buffer_.data().data()), buffer_.size());
         const auto end = seen.find(kHeadEnd);
@@ -225,6 +229,7 @@ awaitable<void> Connection::serve()
             co_await refuse(exchange, 400, "malformed", "native-runtime gateway: not an HTTP/1.1 request", false);
             co_return;
         }
+        first_request_ = false;
         const bool keep = co_await handle(parser, head_size);
         if (!keep || session_->revoked) {
             co_return;

@@ -5,7 +5,9 @@
 // sends is bounded before it is looked at: the header by max_header_bytes
 // and header_timeout_sec, a body by max_request_bytes and only after the
 // route and the token are checked, the bytes held by the session's
-// max_buffered_bytes, silence by idle_timeout_sec.
+// max_buffered_bytes; a new connection's first header is due within
+// header_timeout_sec of the accept, and silence between requests ends the
+// connection after idle_timeout_sec.
 
 #include "gateway/session.h"
 
@@ -103,6 +105,8 @@ private:
     bool tunnel_open_ = false;
     std::uint64_t tunnel_bytes_out_ = 0;
     Clock::time_point last_activity_ = Clock::now();
+    Clock::time_point accepted_at_ = Clock::now();
+    bool first_request_ = true;
 };
 
 } // namespace nr::gateway

@@ -305,6 +305,19 @@ TEST_F(ASlowClient, GetsA408WhenItsHeaderDoesNotArriveInTime)
     EXPECT_EQ(header_value(response, "X-Native-Runtime-Refused"), "header-timeout");
 }
 
+TEST_F(ASlowClient, ThatSendsNothingOnANewConnectionGetsA408AfterTheHeaderTimeout)
+{
+    auto s = limited("silent.service", 'b');
+    s.idle_timeout_sec = 30;
+    const auto port = register_session(s);
+    const auto client = connect_to(port);
+    ASSERT_TRUE(client.valid());
+    const auto start = std::chrono::steady_clock::now();
+    const auto response = read_to_end(client.get());
+    EXPECT_EQ(status_line(response), "HTTP/1.1 408 Request Timeout") << response;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "the idle timeout applied instead";
+}
+
 TEST_F(AnIdleClient, IsClosedAfterTheIdleTimeoutAndNotBefore)
 {
     const auto port = register_session(limited("idle.service", 'c'));
@@ -324,6 +337,7 @@ TEST_F(ASessionAtItsConnectionLimit, HasEveryFurtherConnectionClosed)
 {
     auto s = limited("many.service", 'd');
     s.idle_timeout_sec = 30;
+    s.header_timeout_sec = 30;
     const auto port = register_session(s);
     std::vector<UniqueFd> clients;
     for (int i = 0; i < 8; ++i) {
