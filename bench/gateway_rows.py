@@ -283,15 +283,17 @@ def one_run(sc, variant, pid, flood_owner, r, raw, failures):
         sampler = Sampler(pid)
         sampler.start()
     if variant == "flooded":
+        # A flooder that never got going is reported when it is stopped.
         flooder = gateway_flood.Flooder(sc, flood_owner, f"gwflood{r + 1}", sc.p["flood"])
-        if not flooder.start(CLIENT):
-            failures.append(f"gateway rows: flooder round {r + 1}: {flooder.problem}")
-    rc, data, err = sc.session(variant, sc.p["requests"], sc.p["streams"])
-    if flooder is not None:
-        tally = flooder.stop()
-        raw["flood"]["tallies"].append(tally)
-        if flooder.problem or tally is None:
-            failures.append(f"gateway rows: flooder round {r + 1}: {flooder.problem or 'no tally printed'}")
+        flooder.start(CLIENT)
+    try:
+        rc, data, err = sc.session(variant, sc.p["requests"], sc.p["streams"])
+    finally:
+        if flooder is not None:
+            tally = flooder.stop()
+            raw["flood"]["tallies"].append(tally)
+            if flooder.problem or tally is None:
+                failures.append(f"gateway rows: flooder round {r + 1}: {flooder.problem or 'no tally printed'}")
     if not sampled:
         memory.finish(began)
     else:
