@@ -22,19 +22,28 @@ Prints one JSON object (times in ms):
   ok, runs  requests and streams that succeeded / were tried
   errors    the first few failures
 
+With --flood, the hostile session of the flood rows instead: it floods the
+gateway behind OPENAI_BASE_URL with no token (see Flood) until its stdin
+ends or --seconds pass, prints {"flooding": true} once every attack is
+under way, and at the end one JSON object with what it sent and got back.
+
 Python standard library only.
 
 usage: gateway_client.py --requests N --streams S --tokens T --gap-ms G
                          [--connect-to ADDRESS --ca FILE]
+       gateway_client.py --flood --seconds S --pipeline N --refused-max N
+                         --idle N --endless-mib M --piece-kib K
 """
 
 import argparse
 import http.client
 import json
 import os
+import select
 import socket
 import ssl
 import sys
+import threading
 import time
 import urllib.parse
 
@@ -125,16 +134,213 @@ def stream(target, conn, key, tokens, gap_ms):
             "events": len(times), "lags": [round(x, 4) for x in lags]}
 
 
+# A destination no session may reach: refused by the route, before any token
+# or upstream is looked at.
+REFUSED_REQUEST = b"GET /nope.example/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+def statuses(sock, wanted, flood):
+    """Reads answers off sock until `wanted` status lines came, the peer
+    closed or the flood ends; returns {status: count}. Bodies are skipped by
+    looking only for status lines (refusal bodies never contain one)."""
+    got, pending, seen = {}, b"", 0
+    while seen < wanted and flood.running():
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            continue
+        if not data:
+            break
+        pending += data
+        while True:
+            at = pending.find(b"HTTP/1.1 ")
+            if at < 0 or len(pending) < at + 12:
+                pending = pending[at:] if at >= 0 else pending[-8:]
+                break
+            code = pending[at + 9:at + 12].decode("ascii", "replace")
+            got[code] = got.get(code, 0) + 1
+            seen += 1
+            pending = pending[at + 12:]
+    return got
+
+
+class Flood:
+    """Another owner's session at its worst, with no token, three attacks at
+    once, each bounded in time (--seconds, and its sockets time out) and in
+    volume:
+      refused   requests for a destination no session may reach, --pipeline
+                of them written back to back on one kept-alive connection
+                before their answers are read, again and again (a new
+                connection when the gateway closes one), --refused-max answers
+                in all;
+      endless   a chunked POST to the provider's route without a token whose
+                chunk-size line never ends ("1;aaaa..." in --piece-kib
+                pieces), --endless-mib in all; when the gateway answers or
+                closes, a new one; when the volume is spent, the last one is
+                held open;
+      idle      --idle connections opened (after the other two, which they
+                could otherwise crowd out of a per-session cap) and held
+                without a byte sent.
+    """
+
+    def __init__(self, args, target):
+        self.args, self.address = args, (target.address, target.port)
+        self.prefix = target.path
+        self.deadline = time.monotonic() + args.seconds
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.started = {name: threading.Event() for name in ("refused", "endless", "idle")}
+        self.tally = {"refused_sent": 0, "refused_answers": {}, "refused_connections": 0,
+                      "endless_connections": 0, "endless_bytes": 0, "endless_ends": {},
+                      "idle_attempted": 0, "idle_opened": 0, "idle_open_at_end": 0, "errors": {}}
+
+    def patience(self):
+        """How long to wait for an attack to get under way: a gateway that
+        takes none of it must not hold the bench up."""
+        return max(0.0, min(10.0, self.deadline - time.monotonic()))
+
+    def running(self):
+        return not self.stop.is_set() and time.monotonic() < self.deadline
+
+    def count(self, field, key, n=1):
+        with self.lock:
+            self.tally[field][key] = self.tally[field].get(key, 0) + n
+
+    def connect(self):
+        sock = socket.create_connection(self.address, timeout=2)
+        # Short, so that every attack notices the end of the flood soon.
+        sock.settimeout(0.25)
+        return sock
+
+    def refused(self):
+        batch = REFUSED_REQUEST * self.args.pipeline
+        answers = 0
+        while self.running() and answers < self.args.refused_max:
+            try:
+                sock = self.connect()
+            except OSError as e:
+                self.count("errors", "refused connect: " + type(e).__name__)
+                time.sleep(0.05)
+                continue
+            self.tally["refused_connections"] += 1
+            try:
+                while self.running() and answers < self.args.refused_max:
+                    sock.sendall(batch)
+                    self.tally["refused_sent"] += self.args.pipeline
+                    got = statuses(sock, self.args.pipeline, self)
+                    for code, n in got.items():
+                        self.count("refused_answers", code, n)
+                    answers += sum(got.values())
+                    self.started["refused"].set()
+                    if sum(got.values()) < self.args.pipeline:
+                        break  # closed by the gateway, or the flood ended
+            except OSError as e:
+                self.count("errors", "refused: " + type(e).__name__)
+            finally:
+                sock.close()
+        self.started["refused"].set()
+
+    def endless(self):
+        head = ("POST %s/responses HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                "Transfer-Encoding: chunked\r\n\r\n1;" % self.prefix).encode()
+        piece = b"a" * (self.args.piece_kib * 1024)
+        budget = self.args.endless_mib * 1024 * 1024
+        while self.running() and self.tally["endless_bytes"] < budget:
+            try:
+                sock = self.connect()
+            except OSError as e:
+                self.count("errors", "endless connect: " + type(e).__name__)
+                time.sleep(0.05)
+                continue
+            self.tally["endless_connections"] += 1
+            self.count("endless_ends", self.endless_one(sock, head, piece, budget))
+            sock.close()
+        self.started["endless"].set()
+
+    def endless_one(self, sock, head, piece, budget):
+        """One endless POST; returns how it ended."""
+        try:
+            sock.sendall(head)
+            while self.running():
+                if select.select([sock], [], [], 0)[0]:
+                    answer = sock.recv(64)
+                    return ("answered " + answer[9:12].decode("ascii", "replace")) if answer else "closed"
+                if self.tally["endless_bytes"] >= budget:
+                    time.sleep(0.05)  # volume spent: held open, the gateway keeps what it took
+                    continue
+                try:
+                    self.tally["endless_bytes"] += sock.send(piece)
+                except socket.timeout:
+                    continue  # the gateway stopped reading: try again, or end with the flood
+                self.started["endless"].set()
+            return "held to the end"
+        except OSError as e:
+            return "reset (%s)" % type(e).__name__
+
+    def idle(self):
+        held = []
+        for _ in range(self.args.idle):
+            if not self.running():
+                break
+            self.tally["idle_attempted"] += 1
+            try:
+                held.append(self.connect())
+                self.tally["idle_opened"] += 1
+            except OSError as e:
+                self.count("errors", "idle connect: " + type(e).__name__)
+        self.started["idle"].set()
+        while self.running():
+            time.sleep(0.05)
+        for sock in held:
+            # Still open: nothing to read yet; closed by the gateway: EOF.
+            if not select.select([sock], [], [], 0)[0]:
+                self.tally["idle_open_at_end"] += 1
+            sock.close()
+
+    def run(self):
+        threads = {name: threading.Thread(target=getattr(self, name), daemon=True)
+                   for name in ("refused", "endless", "idle")}
+        for name in ("refused", "endless"):
+            threads[name].start()
+        for name in ("refused", "endless"):
+            self.started[name].wait(self.patience())
+        threads["idle"].start()
+        self.started["idle"].wait(self.patience())
+        print(json.dumps({"flooding": True}), flush=True)
+        # Until the bench closes our stdin (the ctl passes it through).
+        while self.running():
+            if select.select([sys.stdin], [], [], 0.1)[0] and not os.read(sys.stdin.fileno(), 4096):
+                break
+        self.stop.set()
+        for thread in threads.values():
+            thread.join(timeout=10)
+        with self.lock:
+            self.tally["deadline_hit"] = time.monotonic() >= self.deadline
+            print(json.dumps(self.tally), flush=True)
+        return 0
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, required=True)
+    parser.add_argument("--requests", type=int, default=0)
     parser.add_argument("--streams", type=int, default=1)
-    parser.add_argument("--tokens", type=int, required=True)
+    parser.add_argument("--tokens", type=int, default=0)
     parser.add_argument("--gap-ms", type=float, default=1.0)
     parser.add_argument("--connect-to")
     parser.add_argument("--ca")
+    parser.add_argument("--flood", action="store_true")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--pipeline", type=int, default=500)
+    parser.add_argument("--refused-max", type=int, default=100000)
+    parser.add_argument("--idle", type=int, default=200)
+    parser.add_argument("--endless-mib", type=int, default=16)
+    parser.add_argument("--piece-kib", type=int, default=1024)
     args = parser.parse_args()
     target = Target(os.environ.get("OPENAI_BASE_URL", ""), args.ca, args.connect_to)
+    if args.flood:
+        return Flood(args, target).run()
+    if args.requests < 1 or args.tokens < 1:
+        parser.error("--requests and --tokens are required (or --flood)")
     key = os.environ.get("OPENAI_API_KEY", "")
     tally = Tally()
     fresh, keep, streams = [], [], []

@@ -1,7 +1,9 @@
 """The egress gateway's cost (issue 17): the same model client in a session,
 straight to a local HTTPS upstream ("direct", a `network: host` session) and
 through the gateway ("gateway", a `network: gateway` session whose provider
-host is that upstream), interleaved in shuffled order in every round.
+host is that upstream), and through the gateway again while a session of
+another owner floods it ("flooded", issue 24: bench/gateway_flood.py),
+interleaved in shuffled order in every round.
 Imported by bench/inside.py, which runs it inside the private systemd as root.
 
 The set-up, as tests/integration/gateway_test.cpp does it:
@@ -31,6 +33,8 @@ import sys
 import threading
 import time
 
+import gateway_flood
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PUBLIC = "/run/nr-bench-gateway"
 KEYS = "/run/nr-bench-gateway-keys"
@@ -45,6 +49,9 @@ KEY_STORE = "/etc/native-runtime/gateway-credentials"
 # bench/config.yaml's gw-gateway adapter names it.
 CREDENTIAL = "nr-bench-openai"
 ADAPTERS = {"direct": "gw-direct", "gateway": "gw-gateway"}
+# The gateway variant's client again, in the same owner's session, while a
+# session of another owner floods the gateway (bench/gateway_flood.py).
+VARIANTS = {**ADAPTERS, "flooded": "gw-gateway"}
 
 
 class SetupError(Exception):
@@ -184,7 +191,7 @@ class Scenario:
         (exit status, parsed JSON or None, stderr)."""
         self.chats += 1
         chat = f"gw{variant[0]}{self.chats}"
-        argv = [self.ctl, "run", "--owner", self.owner, "--chat", chat, "--adapter", ADAPTERS[variant]]
+        argv = [self.ctl, "run", "--owner", self.owner, "--chat", chat, "--adapter", VARIANTS[variant]]
         env = dict(self.worker.env)
         client = ["python3", CLIENT, "--requests", str(requests), "--streams", str(streams),
                   "--tokens", str(self.p["tokens"]), "--gap-ms", str(self.p["gap_ms"])]
@@ -205,16 +212,22 @@ class Scenario:
         return r.returncode, data, r.stderr.strip()[-400:]
 
 
-def measure(worker, ctl, owner, rounds, params, rng, failures, progress):
+def measure(worker, ctl, owners, rounds, params, rng, failures, progress):
     """Runs the scenario; returns the raw figures for report.gateway_results
-    (measured False and the reason when the set-up failed)."""
-    sc = Scenario(worker, ctl, owner, params)
+    (measured False and the reason when the set-up failed). The first owner
+    runs every variant; the second one's session floods the gateway during
+    the flooded variant."""
+    sc = Scenario(worker, ctl, owners[0], params)
     raw = {"measured": False, "rounds": rounds, "params": params,
            "upstream": f"{UPSTREAM_NAME}:{UPSTREAM_PORT} on {UPSTREAM_ADDRESS}",
-           "samples": {v: {"fresh": [], "keep": [], "ttft_keep": [], "ttft_fresh": [], "spread": [], "lags": []} for v in ADAPTERS},
-           "sessions": {v: {"ok": 0, "runs": 0} for v in ADAPTERS},
-           "calls": {v: {"ok": 0, "runs": 0} for v in ADAPTERS},
-           "memory": {"idle": [], "peak_pss": [], "peak_rss": []}}
+           "samples": {v: {"fresh": [], "keep": [], "ttft_keep": [], "ttft_fresh": [], "spread": [], "lags": []}
+                       for v in VARIANTS},
+           "sessions": {v: {"ok": 0, "runs": 0} for v in VARIANTS},
+           "calls": {v: {"ok": 0, "runs": 0} for v in VARIANTS},
+           "memory": {"idle": [], "peak_pss": [], "peak_rss": []},
+           "seconds": {v: [] for v in VARIANTS},
+           "flood": {"owner": owners[1], "victim_failed": 0, "memory": {"gateway": [], "flooded": []},
+                     "pss_before": [], "peak_pss": [], "tallies": [], "restarts": 0}}
     try:
         sc.setup()
     except (SetupError, OSError) as e:
@@ -234,41 +247,14 @@ def measure(worker, ctl, owner, rounds, params, rng, failures, progress):
         if pid is None:
             failures.append("gateway rows: native-runtime-gateway has no main process after a gateway session")
         for r in range(rounds):
-            order = list(ADAPTERS)
+            flooded = params["flood_rounds"] is None or r < params["flood_rounds"]
+            order = [v for v in VARIANTS if v != "flooded" or flooded]
             rng.shuffle(order)
             for variant in order:
-                if variant == "gateway" and pid is not None:
-                    time.sleep(0.2)
-                    idle = footprint(pid)["pss"]
-                    if idle:
-                        raw["memory"]["idle"].append(idle)
-                    sampler = Sampler(pid)
-                    sampler.start()
-                rc, data, err = sc.session(variant, params["requests"], params["streams"])
-                if variant == "gateway" and pid is not None:
-                    sampler.stop.set()
-                    sampler.join()
-                    if sampler.pss:
-                        raw["memory"]["peak_pss"].append(sampler.pss)
-                        raw["memory"]["peak_rss"].append(sampler.rss)
-                s = raw["samples"][variant]
-                raw["sessions"][variant]["runs"] += 1
-                if data is not None:
-                    raw["calls"][variant]["ok"] += data["ok"]
-                    raw["calls"][variant]["runs"] += data["runs"]
-                    s["fresh"] += data["fresh"]
-                    s["keep"] += data["keep"]
-                    for st in data["streams"]:
-                        s["ttft_fresh" if st["fresh"] else "ttft_keep"].append(st["ttft"])
-                        s["spread"].append(st["spread"] / max(1, st["events"] - 1))
-                        s["lags"] += st["lags"]
-                if rc != 0 or data is None:
-                    failures.append(f"gateway rows: {variant} round {r + 1}: exit {rc}: "
-                                    f"{(data or {}).get('errors')} {err!r}")
-                else:
-                    raw["sessions"][variant]["ok"] += 1
+                one_run(sc, variant, pid, owners[1], r, raw, failures)
             if pid is not None and gateway_pid() != pid:
                 failures.append("gateway rows: native-runtime-gateway restarted during the rounds")
+                raw["flood"]["restarts"] += 1
                 pid = gateway_pid()
         raw["measured"] = True
     finally:
@@ -276,11 +262,82 @@ def measure(worker, ctl, owner, rounds, params, rng, failures, progress):
     return raw
 
 
+def one_run(sc, variant, pid, flood_owner, r, raw, failures):
+    """One session of the variant, the flooded one inside the flood. The
+    gateway's memory is read around every variant's session (so that all
+    pay for the readings), from a moment before it for the gateway
+    variants."""
+    sampled = variant != "direct" and pid is not None
+    flooder = None
+    began = time.monotonic()
+    memory = gateway_flood.MemoryCurrent()
+    if not sampled:
+        memory.start()
+    else:
+        mark = memory.start_and_settle()
+        idle = footprint(pid)["pss"]
+        if idle and variant == "gateway":
+            raw["memory"]["idle"].append(idle)
+        elif idle:
+            raw["flood"]["pss_before"].append(idle)
+        sampler = Sampler(pid)
+        sampler.start()
+    if variant == "flooded":
+        # A flooder that never got going is reported when it is stopped.
+        flooder = gateway_flood.Flooder(sc, flood_owner, f"gwflood{r + 1}", sc.p["flood"])
+        flooder.start(CLIENT)
+    try:
+        rc, data, err = sc.session(variant, sc.p["requests"], sc.p["streams"])
+    finally:
+        if flooder is not None:
+            tally = flooder.stop()
+            raw["flood"]["tallies"].append(tally)
+            if flooder.problem or tally is None:
+                failures.append(f"gateway rows: flooder round {r + 1}: {flooder.problem or 'no tally printed'}")
+    if not sampled:
+        memory.finish(began)
+    else:
+        sampler.stop.set()
+        sampler.join()
+        raw["flood"]["memory"][variant].append(memory.finish(mark))
+        if sampler.pss and variant == "gateway":
+            raw["memory"]["peak_pss"].append(sampler.pss)
+            raw["memory"]["peak_rss"].append(sampler.rss)
+        elif sampler.pss:
+            raw["flood"]["peak_pss"].append(sampler.pss)
+    raw["seconds"][variant].append(round(time.monotonic() - began, 2))
+    s = raw["samples"][variant]
+    raw["sessions"][variant]["runs"] += 1
+    if data is not None:
+        raw["calls"][variant]["ok"] += data["ok"]
+        raw["calls"][variant]["runs"] += data["runs"]
+        s["fresh"] += data["fresh"]
+        s["keep"] += data["keep"]
+        for st in data["streams"]:
+            s["ttft_fresh" if st["fresh"] else "ttft_keep"].append(st["ttft"])
+            s["spread"].append(st["spread"] / max(1, st["events"] - 1))
+            s["lags"] += st["lags"]
+    if variant == "flooded":
+        # A session that printed nothing failed every request and stream
+        # it was to make (each of --requests and --streams twice).
+        planned = 2 * sc.p["requests"] + 2 * sc.p["streams"]
+        raw["flood"]["victim_failed"] += planned if data is None else data["runs"] - data["ok"]
+    if rc != 0 or data is None:
+        failures.append(f"gateway rows: {variant} round {r + 1}: exit {rc}: "
+                        f"{(data or {}).get('errors')} {err!r}")
+    else:
+        raw["sessions"][variant]["ok"] += 1
+
+
 def params_for(smoke):
     """Requests per session (each of fresh and kept-alive), streams per
     session (each of them twice: on the kept-alive connection and on a new
-    one), tokens per stream, the upstream's gap between tokens."""
+    one), tokens per stream, the upstream's gap between tokens; the flood
+    (bench/gateway_flood.py) and in how many rounds (None: every one)."""
+    flood = gateway_flood.params_for(smoke)
     if smoke:
-        return {"requests": 20, "streams": 1, "tokens": 100, "gap_ms": 1.0}
-    return {"requests": 100, "streams": 3, "tokens": 200, "gap_ms": 1.0}
+        # The flooded variant in the first round only: the smoke run checks
+        # that the flood runs and the victim loses nothing, in seconds.
+        return {"requests": 20, "streams": 1, "tokens": 100, "gap_ms": 1.0, "flood": flood, "flood_rounds": 1}
+    return {"requests": 100, "streams": 3, "tokens": 200, "gap_ms": 1.0, "flood": flood, "flood_rounds": None}
 

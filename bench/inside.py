@@ -849,13 +849,24 @@ GATEWAY_NOTE = (
     "the time it was written, so the client also reads how long each token took to reach it. Gateway memory: "
     "the PSS of its main process sampled every 50 ms while a gateway session runs, against its PSS just before, "
     "with no session registered.")
+FLOOD_NOTE = (
+    "flood rows: a third variant per round, order drawn with the other two: the gateway variant's client again "
+    f"(owner {OWNERS[0]}) while a `network: gateway` session of owner {OWNERS[1]} floods the same gateway with no "
+    "token (bench/gateway_client.py --flood, started before the victim's session and stopped after it): requests "
+    "for a destination no session may reach written back to back on a kept-alive connection before their answers "
+    "are read, a chunked POST to the provider's route whose chunk-size line never ends, and idle connections; "
+    "each bounded in volume and in time. Ratios set the victim's medians under flood against the gateway "
+    "variant's from the same rounds. Memory: `systemctl show -p MemoryCurrent native-runtime-gateway` every "
+    "100 ms, from 0.3 s before the flooder starts to its end (and the same around the gateway variant's session, "
+    "so both pay for the readings); peak minus the median before.")
 
 
 def gateway_phase(v, smoke, rounds, rng, failures):
     params = gateway_rows.params_for(smoke)
-    progress(f"gateway rows: {rounds} rounds of direct and gateway sessions, {params['requests']} requests "
-             f"and {params['streams']} streams of {params['tokens']} tokens on each kind of connection per session")
-    raw = gateway_rows.measure(v.worker, CTL, OWNERS[0], rounds, params, rng, failures, progress)
+    progress(f"gateway rows: {rounds} rounds of direct, gateway and flooded gateway sessions, {params['requests']} "
+             f"requests and {params['streams']} streams of {params['tokens']} tokens on each kind of connection per "
+             f"session; the flood: {params['flood']}")
+    raw = gateway_rows.measure(v.worker, CTL, OWNERS, rounds, params, rng, failures, progress)
     return gateway_results(raw)
 
 
@@ -885,7 +896,7 @@ def main_only_gateway(args):
         "host": host_info(load_start, status_kib_meminfo()),
         "elapsed_s": round(time.monotonic() - t_start, 1),
         "gateway": gateway,
-        "notes": [GATEWAY_NOTE],
+        "notes": [GATEWAY_NOTE, FLOOD_NOTE],
         "failures": failures,
     }
     return publish(results, args.json)
@@ -951,6 +962,7 @@ def main():
                  "PID 1 and the broker reuse memory the first kind made them allocate, the second kind's growth "
                  "is a lower bound; the helper is restarted before the product's sessions.")
     notes.append(GATEWAY_NOTE)
+    notes.append(FLOOD_NOTE)
     mem_total = status_kib_meminfo()
     results = {
         "schema": 1,

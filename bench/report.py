@@ -216,7 +216,72 @@ def gateway_results(raw):
                      "gateway_rss_session_kib": num(median(mem["peak_rss"]) if mem.get("peak_rss") else None, 1),
                      "growth_kib": num(peak - idle if peak is not None and idle is not None else None, 1),
                      "ratio": num(ratio(peak, idle)), "samples": len(mem.get("peak_pss", []))}
+    out["flood"] = flood_results(raw)
     return out
+
+
+def merged(counts):
+    """{key: sum} over a list of {key: count} (None entries skipped)."""
+    out = {}
+    for c in counts:
+        for k, n in (c or {}).items():
+            out[k] = out.get(k, 0) + n
+    return dict(sorted(out.items()))
+
+
+def flood_results(raw):
+    """The flood rows (issue 24): the gateway variant's client while another
+    owner's session floods the gateway, against the same client in the same
+    rounds without the flood; the gateway unit's MemoryCurrent, peak during
+    the flood minus before it; the victim's failed requests; what the
+    flooder sent and got back."""
+    f = raw.get("flood") or {}
+    samples = raw.get("samples", {})
+    rows = {}
+    for key, unit, scale, label in GATEWAY_ROWS:
+        q = samples.get("gateway", {}).get(key) or []
+        fl = samples.get("flooded", {}).get(key) or []
+        mq = median(q) * scale if q else None
+        mf = median(fl) * scale if fl else None
+        rows[key] = {"label": label, "unit": unit, "n_quiet": len(q), "n_flooded": len(fl),
+                     "quiet": num(mq), "flooded": num(mf),
+                     "quiet_p95": num(pct(q, 95) * scale if q else None),
+                     "flooded_p95": num(pct(fl, 95) * scale if fl else None),
+                     "ratio": num(ratio(mf, mq))}
+
+    def memory(variant):
+        runs = f.get("memory", {}).get(variant, [])
+        growth = [m["growth_kib"] for m in runs if m.get("growth_kib") is not None]
+        before = [m["before_kib"] for m in runs if m.get("before_kib") is not None]
+        peak = [m["peak_kib"] for m in runs if m.get("peak_kib") is not None]
+        return {"runs": len(runs), "measured": len(growth),
+                "before_kib": num(median(before) if before else None, 1),
+                "peak_kib": num(median(peak) if peak else None, 1),
+                "growth_kib": num(median(growth) if growth else None, 1),
+                "growth_max_kib": num(max(growth) if growth else None, 1),
+                "readings_during": sum(m.get("readings_during", 0) for m in runs),
+                "per_round": [[m.get("before_kib"), m.get("peak_kib")] for m in runs]}
+    tallies = f.get("tallies", [])
+    got = [t for t in tallies if t]
+    flooder = {"rounds": len(tallies), "tallies": len(got),
+               "refused_sent": sum(t["refused_sent"] for t in got),
+               "refused_answers": merged(t["refused_answers"] for t in got),
+               "refused_connections": sum(t["refused_connections"] for t in got),
+               "endless_connections": sum(t["endless_connections"] for t in got),
+               "endless_mib": num(sum(t["endless_bytes"] for t in got) / 1048576, 1),
+               "endless_ends": merged(t["endless_ends"] for t in got),
+               "idle_attempted": sum(t["idle_attempted"] for t in got),
+               "idle_opened": sum(t["idle_opened"] for t in got),
+               "idle_open_at_end": sum(t["idle_open_at_end"] for t in got),
+               "deadline_hit": sum(1 for t in got if t.get("deadline_hit")),
+               "errors": merged(t["errors"] for t in got)}
+    pss, pss_before = f.get("peak_pss", []), f.get("pss_before", [])
+    return {"owner": f.get("owner"), "params": raw.get("params", {}).get("flood"), "rows": rows,
+            "memory": {"flooded": memory("flooded"), "quiet": memory("gateway")},
+            "pss_flooded_kib": num(median(pss) if pss else None, 1),
+            "pss_before_flood_kib": num(median(pss_before) if pss_before else None, 1),
+            "seconds_per_session": {v: num(median(x), 2) for v, x in raw.get("seconds", {}).items() if x},
+            "victim_failed": f.get("victim_failed"), "restarts": f.get("restarts"), "flooder": flooder}
 
 
 def render_gateway(g):
@@ -248,6 +313,54 @@ def render_gateway(g):
          "its PSS with no session registered, same run", fmt(m["gateway_pss_idle_kib"], 0), fmt(m["ratio"], 2)],
         ["RSS while one gateway session runs (peak, median), KiB", fmt(m["gateway_rss_session_kib"], 0), "", "", ""],
     ]))
+    if g.get("flood"):
+        p += render_flood(g)
+    return p
+
+
+def render_flood(g):
+    """The flood section of the Markdown report."""
+    f, sessions, calls, quiet = g["flood"], g["sessions"], g["calls"], g["memory"]
+    fp = f.get("params") or {}
+    p = [f"## Egress gateway under a flood from another owner's session (owner {f['owner']}; the gateway variant's "
+         "client in the same rounds with and without the flood; medians)"]
+    rows = []
+    for x in f["rows"].values():
+        digits = 2 if x["unit"] == "ms" else 0
+        rows.append([x["label"], fmt(x["quiet"], digits), fmt(x["flooded"], digits), fmt(x["ratio"], 2),
+                     f"{fmt(x['quiet_p95'], digits)} / {fmt(x['flooded_p95'], digits)}",
+                     f"{x['n_quiet']} / {x['n_flooded']}"])
+    rows.append(["sessions ok (without / under flood)", f"{sessions['gateway']['ok']}/{sessions['gateway']['runs']}",
+                 f"{sessions['flooded']['ok']}/{sessions['flooded']['runs']}", "", "", ""])
+    rows.append(["requests and streams ok", f"{calls['gateway']['ok']}/{calls['gateway']['runs']}",
+                 f"{calls['flooded']['ok']}/{calls['flooded']['runs']}", "", "", ""])
+    rows.append(["**victim's failed requests and streams under flood** (must be 0)", "", str(f["victim_failed"]),
+                 "", "", ""])
+    p.append(table(["measure", "without flood", "under flood", "ratio flood / without", "p95 without / flood",
+                    "samples without / flood"], rows))
+    mf, mq = f["memory"]["flooded"], f["memory"]["quiet"]
+    p.append(table(["native-runtime-gateway MemoryCurrent (every 100 ms), KiB", "under flood",
+                    "one gateway session, no flood (same run)"], [
+        ["before (median of the readings in the 0.3 s before)", fmt(mf["before_kib"], 0), fmt(mq["before_kib"], 0)],
+        ["peak during", fmt(mf["peak_kib"], 0), fmt(mq["peak_kib"], 0)],
+        ["**peak - before** (median over rounds)", fmt(mf["growth_kib"], 0), fmt(mq["growth_kib"], 0)],
+        ["peak - before, largest round", fmt(mf["growth_max_kib"], 0), fmt(mq["growth_max_kib"], 0)],
+        ["rounds measured / readings during", f"{mf['measured']}/{mf['runs']} / {mf['readings_during']}",
+         f"{mq['measured']}/{mq['runs']} / {mq['readings_during']}"],
+        ["main process PSS: before / peak during (medians over rounds; /proc, every 50 ms)",
+         f"{fmt(f['pss_before_flood_kib'], 0)} / {fmt(f['pss_flooded_kib'], 0)}",
+         f"{fmt(quiet['gateway_pss_idle_kib'], 0)} / {fmt(quiet['gateway_pss_session_kib'], 0)}"],
+        ["wall time of the variant's run, s (median: set-up, sessions, flood)",
+         fmt(f["seconds_per_session"].get("flooded"), 1), fmt(f["seconds_per_session"].get("gateway"), 1)],
+    ]))
+    fl = f["flooder"]
+    p.append("Flooder (no token; " + ", ".join(f"{k} {v}" for k, v in fp.items()) + f"), over {fl['rounds']} "
+             f"rounds: {fl['refused_sent']} refused requests sent pipelined on {fl['refused_connections']} "
+             f"connections, answers {fl['refused_answers'] or 'none'}; endless chunk-size line: {fl['endless_mib']} "
+             f"MiB on {fl['endless_connections']} connections, ended {fl['endless_ends'] or 'none'}; idle "
+             f"connections {fl['idle_opened']} opened of {fl['idle_attempted']} attempted, {fl['idle_open_at_end']} "
+             f"still open at the end; flood hit its time limit in {fl['deadline_hit']} rounds; errors "
+             f"{fl['errors'] or 'none'}; gateway restarts {f['restarts']}.")
     return p
 
 
