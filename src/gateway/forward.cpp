@@ -133,11 +133,15 @@ awaitable<bool> Connection::forward_request(const core::RouteForward& forward, R
         co_return keep_after_refusal;
     }
     // Written from what the gateway parsed, never relayed raw; the key goes
-    // from the locked memory straight into the TLS record.
+    // from the locked memory straight into the TLS record, which is
+    // encrypted in place. Each piece is written on its own: given several
+    // buffers at once, Beast's ssl_stream copies them into one heap buffer
+    // first, and that copy of the key would outlive the write (a core of
+    // the gateway showed it).
     const auto upstream_head = core::upstream_request_head(head, forward, framing);
-    const std::array<asio::const_buffer, 3> head_buffers{asio::buffer(upstream_head.before_key),
-                                                         asio::buffer(key->data(), key->size()),
-                                                         asio::buffer(upstream_head.after_key)};
+    const std::array<asio::const_buffer, 3> head_pieces{asio::buffer(upstream_head.before_key),
+                                                        asio::buffer(key->data(), key->size()),
+                                                        asio::buffer(upstream_head.after_key)};
     std::optional<http::response_parser<http::buffer_body>> answer;
     beast::flat_buffer answer_buffer;
     std::string problem;
@@ -155,7 +159,11 @@ awaitable<bool> Connection::forward_request(const core::RouteForward& forward, R
         auto& lowest = beast::get_lowest_layer(*tls_upstream_);
         lowest.expires_after(kUpstreamReadTimeout);
         beast::error_code ec;
-        co_await asio::async_write(*tls_upstream_, head_buffers, with(ec));
+        for (const auto& piece : head_pieces) {
+            if (!ec) {
+                co_await asio::async_write(*tls_upstream_, piece, with(ec));
+            }
+        }
         if (ec) {
             close_upstream();
             problem = "cannot send to " + core::sanitize_host(forward.host) + ": " + ec.message();

@@ -137,6 +137,7 @@ public:
     [[nodiscard]] std::string upstream_host() const { return "localhost:" + std::to_string(upstream_port_); }
     [[nodiscard]] std::uint16_t upstream_port() const { return upstream_port_; }
     [[nodiscard]] bool gateway_alive() const { return gateway_ > 0 && waitpid(gateway_, nullptr, WNOHANG) == 0; }
+    [[nodiscard]] pid_t gateway_pid() const { return gateway_; }
 
     // The upstream's records of requests carrying this X-Test-Id.
     [[nodiscard]] std::vector<nlohmann::json> seen(const std::string& test_id) const

@@ -25,6 +25,7 @@ class AnIdleClient : public GatewayTest {};
 class ASessionAtItsConnectionLimit : public GatewayTest {};
 class ASessionAtItsTunnelLimit : public GatewayTest {};
 class ATunnel : public GatewayTest {};
+class TheGatewaysMemory : public GatewayTest {};
 
 std::string header_value(const std::string& response, const std::string& name)
 {
@@ -408,4 +409,27 @@ TEST_F(ATunnel, CannotBeOfferedOnAListenerBeyondLoopback)
     // Control: the same session on a loopback listener is registered.
     auto loopback = session("narrow.service", 'f', false, true);
     EXPECT_NE(register_session(loopback), 0);
+}
+
+TEST_F(TheGatewaysMemory, HoldsNoProviderKeyACoreDumpWouldShow)
+{
+    const auto port = provider_session("core.service", '7');
+    const auto response = round_trip(port, get(provider_path("/json"), "core", bearer('7')));
+    ASSERT_EQ(status_line(response), "HTTP/1.1 200 OK") << "control: the key was used: " << response;
+    ASSERT_EQ(environment().seen("core").at(0)["headers"]["authorization"], "Bearer " + kRealKey);
+    // The process made itself undumpable: its /proc files are root's.
+    // (The test runs it as root, so the owner alone proves nothing; the
+    // core below is the evidence.) gcore reads it as a debugger would and,
+    // like the kernel, leaves out what is marked MADV_DONTDUMP.
+    const auto prefix = environment().tree().at("gateway-core");
+    const auto pid = std::to_string(environment().gateway_pid());
+    ASSERT_EQ(run({"gcore", "-o", prefix, pid}, environment().tree().at("gcore.log")), 0)
+        << environment().tree().read("gcore.log");
+    std::ifstream file(prefix + "." + pid, std::ios::binary);
+    const std::string core((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(prefix + "." + pid);
+    ASSERT_GT(core.size(), 1U << 20U);
+    EXPECT_NE(core.find(token_of('7')), std::string::npos) << "control: the core holds the heap, with the token";
+    EXPECT_EQ(core.find(kRealKey), std::string::npos) << "the provider key is in the gateway's core";
+    EXPECT_TRUE(environment().gateway_alive());
 }
