@@ -6,15 +6,11 @@
 #include "core/gateway_destination.h"
 #include "sys/journal_writer.h"
 
-#include <boost/asio/redirect_error.hpp>
-
 #include <array>
 #include <limits>
 
 namespace nr::gateway {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 using asio::awaitable;
 using tcp = asio::ip::tcp;
 
@@ -25,11 +21,6 @@ constexpr std::uint64_t kUsecPerSec = 1000000;
 // What one read from a client may add to its buffer.
 constexpr std::size_t kReadPiece = 4U << 10U;
 constexpr std::string_view kHeadEnd = "\r\n\r\n";
-
-auto with(beast::error_code& ec)
-{
-    return asio::redirect_error(asio::use_awaitable, ec);
-}
 
 std::uint64_t usec_since(Clock::time_point start)
 {

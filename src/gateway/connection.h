@@ -14,6 +14,7 @@
 #include "core/gateway_request.h"
 #include "core/gateway_route.h"
 
+#include <boost/asio/redirect_error.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -24,7 +25,16 @@
 
 namespace nr::gateway {
 
+namespace asio = boost::asio;
+namespace beast = boost::beast;
 namespace http = boost::beast::http;
+
+// The error into `ec` rather than an exception: every coroutine of the
+// gateway answers its errors where they happen.
+inline auto with(beast::error_code& ec)
+{
+    return asio::redirect_error(asio::use_awaitable, ec);
+}
 
 // Pieces a body, an answer or a tunnel is relayed in.
 inline constexpr std::size_t kRelayChunk = 16U << 10U;

@@ -3,7 +3,6 @@
 // clang-format on
 #include "gateway/connection.h"
 
-#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 
 #include <array>
@@ -14,8 +13,6 @@
 
 namespace nr::gateway {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace ssl = asio::ssl;
 using asio::awaitable;
 using tcp = asio::ip::tcp;
@@ -29,11 +26,6 @@ constexpr int kMaxInterimAnswers = 8;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 constexpr std::string_view kCrlf = "\r\n";
 constexpr std::string_view kLastChunk = "0\r\n\r\n";
-
-auto with(beast::error_code& ec)
-{
-    return asio::redirect_error(asio::use_awaitable, ec);
-}
 
 // An upstream that closed a kept connection before reading a request says
 // so with one of these, and nothing of an answer.

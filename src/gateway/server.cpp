@@ -13,8 +13,6 @@
 #include "gateway/session_store.h"
 #include "sys/journal_writer.h"
 
-#include <boost/asio/redirect_error.hpp>
-
 #include <iostream>
 #include <limits>
 #include <sys/resource.h>
@@ -24,8 +22,6 @@ namespace nr::gateway {
 
 namespace {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 using asio::awaitable;
@@ -41,11 +37,6 @@ constexpr auto kSummaryInterval = std::chrono::seconds(1);
 // Beyond it systemd drops what it is sent without telling the sender, so
 // the gateway counts and says which sessions a restart would lose.
 constexpr std::size_t kMaxStoredSessions = 16384 / 2;
-
-auto with(beast::error_code& ec)
-{
-    return asio::redirect_error(asio::use_awaitable, ec);
-}
 
 awaitable<void> serve_connection(std::shared_ptr<Connection> connection)
 {

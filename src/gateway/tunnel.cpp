@@ -5,14 +5,10 @@
 
 #include "core/tls_client_hello.h"
 
-#include <boost/asio/redirect_error.hpp>
-
 #include <memory>
 
 namespace nr::gateway {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 using asio::awaitable;
 using tcp = asio::ip::tcp;
 
@@ -20,11 +16,6 @@ namespace {
 
 constexpr auto kConnectTimeout = std::chrono::seconds(30);
 constexpr std::string_view kEstablished = "HTTP/1.1 200 Connection established\r\n\r\n";
-
-auto with(beast::error_code& ec)
-{
-    return asio::redirect_error(asio::use_awaitable, ec);
-}
 
 } // namespace
 
