@@ -78,7 +78,10 @@ TEST(AGatewaySessionRegistration, FromTheDefaultConfigIsOneTheGatewayAccepts)
     AdapterProfile adapter;
     adapter.name = "codex";
     adapter.egress = openai_and_anthropic();
-    const auto session = gateway_session(Config{}, adapter, "nr-unit.service", "alice", "c-1", kToken);
+    // Named: GCC 12 at -O3 takes a temporary Config's strings for
+    // uninitialized (-Wmaybe-uninitialized, a false positive).
+    const Config defaults;
+    const auto session = gateway_session(defaults, adapter, "nr-unit.service", "alice", "c-1", kToken);
     EXPECT_EQ(session.request_budget, 1000U);
     EXPECT_EQ(decode_gateway_control(encode_gateway_register(session)).session, session);
 }
