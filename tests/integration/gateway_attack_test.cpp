@@ -16,6 +16,8 @@
 #include "gateway_fixture.h"
 
 #include <gtest/gtest.h>
+
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -351,6 +353,13 @@ protected:
         ASSERT_TRUE(watched.memory_before.has_value())
             << "MemoryCurrent of the gateway could not be read before the attack";
         EXPECT_GT(watched.memory_samples, 0U);
+        // The sanitizer run's gateway is the ASan build, whose allocator
+        // keeps freed memory in quarantine (256 MiB by design): there the
+        // peak is printed, and the bound is held by the plain run.
+        if (std::filesystem::exists("/run/systemd/system/native-runtime-gateway.service.d/90-sanitizer-reports.conf")) {
+            std::cout << "[ memory   ] not bounded in the sanitizer run (ASan's quarantine)\n";
+            return;
+        }
         EXPECT_LE(watched.memory_peak, *watched.memory_before + kMemoryMargin)
             << "the gateway's memory rose from " << mib(*watched.memory_before) << " to " << mib(watched.memory_peak);
     }
