@@ -5,6 +5,7 @@
 // host. Each refusal has its positive control: the well-formed request of
 // the same shape goes through.
 
+#include "dumpable_memory.h"
 #include "gateway_fixture.h"
 
 #include <algorithm>
@@ -417,19 +418,14 @@ TEST_F(TheGatewaysMemory, HoldsNoProviderKeyACoreDumpWouldShow)
     const auto response = round_trip(port, get(provider_path("/json"), "core", bearer('7')));
     ASSERT_EQ(status_line(response), "HTTP/1.1 200 OK") << "control: the key was used: " << response;
     ASSERT_EQ(environment().seen("core").at(0)["headers"]["authorization"], "Bearer " + kRealKey);
-    // The process made itself undumpable: its /proc files are root's.
-    // (The test runs it as root, so the owner alone proves nothing; the
-    // core below is the evidence.) gcore reads it as a debugger would and,
-    // like the kernel, leaves out what is marked MADV_DONTDUMP.
-    const auto prefix = environment().tree().at("gateway-core");
-    const auto pid = std::to_string(environment().gateway_pid());
-    ASSERT_EQ(run({"gcore", "-o", prefix, pid}, environment().tree().at("gcore.log")), 0)
-        << environment().tree().read("gcore.log");
-    std::ifstream file(prefix + "." + pid, std::ios::binary);
-    const std::string core((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    std::filesystem::remove(prefix + "." + pid);
-    ASSERT_GT(core.size(), 1U << 20U);
-    EXPECT_NE(core.find(token_of('7')), std::string::npos) << "control: the core holds the heap, with the token";
-    EXPECT_EQ(core.find(kRealKey), std::string::npos) << "the provider key is in the gateway's core";
+    // The process made itself undumpable, but the test runs it as root, so
+    // that alone proves nothing. The evidence is its memory as a core would
+    // hold it: every readable mapping the kernel does not leave out of a core
+    // (MADV_DONTDUMP, I/O mappings), read through /proc/PID/mem.
+    const auto found = nr::test::search_dumpable_memory(environment().gateway_pid(), {token_of('7'), kRealKey});
+    ASSERT_TRUE(found.readable) << found.why;
+    EXPECT_GT(found.bytes_read, 1U << 20U);
+    EXPECT_TRUE(found.seen.at(0)) << "control: the dumpable memory holds the heap, with the token";
+    EXPECT_FALSE(found.seen.at(1)) << "the provider key is in the gateway's dumpable memory";
     EXPECT_TRUE(environment().gateway_alive());
 }
