@@ -486,7 +486,7 @@ TEST(AToolInAnOwnersSession, ReadsTheClientsCachedLoginsInThatOwnersHomeKnownExp
     const std::string owner = "withlogin";
     const auto token = random_key("cached-login-");
     // A first session makes the owner's home as every session finds it.
-    ASSERT_EQ(run(as_user(kWorker, ctl_run(owner, "logins", "shell", {"sh", "-c", "true"}))).status, 0);
+    ASSERT_EQ(run(as_user(kWorker, ctl_run(owner, "home", "shell", {"sh", "-c", "true"}))).status, 0);
     plant_cached_logins(owner, token);
 
     const auto own =
