@@ -383,6 +383,14 @@ CheckResult judge_helper_dropin(const std::vector<std::string>& problems)
     return pass(kCheckHelperDropin, "native-runtimed.service may write the data and snapshot directories");
 }
 
+std::string_view verdict_word(const CheckResult& result)
+{
+    if (!result.passed) {
+        return "FAIL";
+    }
+    return result.warning ? "WARN" : "PASS";
+}
+
 std::optional<CheckResult> first_failure(const std::vector<CheckResult>& results)
 {
     const auto it = std::find_if(results.begin(), results.end(), [](const CheckResult& r) { return !r.passed; });

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -15,7 +16,11 @@ struct CheckResult {
     std::string name; // stable id, e.g. "userns"; the helper's refusal names it
     bool passed = false;
     std::string detail;
-    std::string hint; // what the operator can do; empty when passed
+    std::string hint; // what the operator can do; empty when passed without a warning
+    // A warning passes (neither preflight's exit status nor the helper's
+    // gate counts it) yet is shown with its hint: a risk the configuration
+    // takes on, not a host that cannot run sessions.
+    bool warning = false;
 };
 
 // Check names, shared by the CLI, the helper gate and the docs.
@@ -29,6 +34,7 @@ inline constexpr const char* kCheckHelperDropin = "helper-dropin";
 inline constexpr const char* kCheckSnapshotDir = "snapshot-dir";
 inline constexpr const char* kCheckImmutable = "immutable-code";
 inline constexpr const char* kCheckLandlock = "landlock";
+inline constexpr const char* kCheckProviderKey = "provider-key"; // a warning only (core/provider_keys.h)
 
 // The launcher scopes abstract unix sockets and signals with Landlock;
 // both scopes came with ABI 6 (Linux 6.12).
@@ -131,6 +137,10 @@ CheckResult judge_dropins(const std::vector<std::string>& units, const std::vect
 // The helper's own drop-in (file operations' write access), judged from
 // the conflicts systemd's read-back of native-runtimed.service produced.
 CheckResult judge_helper_dropin(const std::vector<std::string>& problems);
+
+// The word preflight prints a result under: "FAIL", "WARN" (passed with a
+// warning) or "PASS".
+std::string_view verdict_word(const CheckResult& result);
 
 // The first failed check, or nullopt when all passed.
 std::optional<CheckResult> first_failure(const std::vector<CheckResult>& results);

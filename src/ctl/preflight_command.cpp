@@ -1,10 +1,13 @@
 // `native-runtimectl preflight`: every host prerequisite as a named check
 // with a pass/fail line and a hint; non-zero exit when any fails. The
-// helper runs the same checks (src/daemon/preflight_gate.cpp).
+// helper runs the same checks (src/daemon/preflight_gate.cpp). Warnings
+// about the configuration (core/provider_keys.h) follow, and never change
+// the exit status.
 
 #include "core/bus_names.h"
 #include "core/error.h"
 #include "core/json_output.h"
+#include "core/provider_keys.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
 #include "sys/bus_compat.h"
@@ -116,8 +119,8 @@ std::vector<core::CheckResult> run_checks(const PreflightOptions& options, const
 void print_text(const std::vector<core::CheckResult>& results)
 {
     for (const auto& result : results) {
-        std::cout << (result.passed ? "PASS " : "FAIL ") << result.name << ": " << result.detail << '\n';
-        if (!result.passed) {
+        std::cout << core::verdict_word(result) << ' ' << result.name << ": " << result.detail << '\n';
+        if (!result.passed || result.warning) {
             std::cout << "     hint: " << result.hint << '\n';
         }
     }
@@ -127,7 +130,8 @@ void print_json(const std::vector<core::CheckResult>& results, core::JsonStyle s
 {
     auto checks = core::Json::array();
     for (const auto& r : results) {
-        checks.push_back({{"name", r.name}, {"passed", r.passed}, {"detail", r.detail}, {"hint", r.hint}});
+        checks.push_back(
+            {{"name", r.name}, {"passed", r.passed}, {"warning", r.warning}, {"detail", r.detail}, {"hint", r.hint}});
     }
     const core::Json report{{"passed", !core::first_failure(results)}, {"checks", checks}};
     std::cout << core::json_text(report, style) << '\n';
@@ -138,7 +142,9 @@ void print_json(const std::vector<core::CheckResult>& results, core::JsonStyle s
 int preflight(const PreflightOptions& options)
 {
     const auto config = sys::load_config(sys::config_path());
-    const auto results = run_checks(options, config);
+    auto results = run_checks(options, config);
+    const auto warnings = core::judge_provider_keys(config);
+    results.insert(results.end(), warnings.begin(), warnings.end());
     if (options.json.empty()) {
         print_text(results);
     } else {

@@ -437,6 +437,85 @@ TEST(AModelRunToolInAClaudeCodeSession, ReadsTheAgentsOwnCredentialKnownExposure
     classify("claude", endpoint.key(), outcome);
 }
 
+// --- KNOWN EXPOSURE: a client's cached login in the owner's home ------------
+
+namespace {
+
+// What Codex (ChatGPT login) and Claude Code (claude.ai login on Linux)
+// keep in the home, with `token` as the login's secret. The clients must be
+// able to rewrite these files (token refresh), so they stay writable and
+// readable for every process of the owner's sessions.
+const std::vector<std::pair<std::string, std::string>> kCachedLogins{
+    {".codex/auth.json", R"({"OPENAI_API_KEY":null,"tokens":{"access_token":"TOKEN","refresh_token":"TOKEN"}})"},
+    {".claude/.credentials.json", R"({"claudeAiOauth":{"accessToken":"TOKEN","refreshToken":"TOKEN"}})"},
+};
+
+void plant_cached_logins(const std::string& owner, const std::string& token)
+{
+    for (const auto& [relative, text] : kCachedLogins) {
+        const auto path = home_of(owner) + "/" + relative;
+        const auto login = std::regex_replace(text, std::regex("TOKEN"), token);
+        const auto made =
+            run(as_user(kWorker, {"sh", "-c", "mkdir -p -m 0700 \"$(dirname \"$1\")\" && printf '%s' \"$2\" > \"$1\"",
+                                  "sh", path, login}));
+        ASSERT_EQ(made.status, 0) << made.err;
+    }
+}
+
+void remove_cached_logins(const std::string& owner)
+{
+    for (const auto& login : kCachedLogins) {
+        std::filesystem::remove(home_of(owner) + "/" + login.first);
+    }
+}
+
+// `cat` of each cached login by the paths given, then a marker.
+std::vector<std::string> read_logins_at(const std::vector<std::string>& paths)
+{
+    std::string script;
+    for (const auto& path : paths) {
+        script += "cat " + path + "; echo; ";
+    }
+    return {"sh", "-c", script + "echo login-scan-done"};
+}
+
+} // namespace
+
+TEST(AToolInAnOwnersSession, ReadsTheClientsCachedLoginsInThatOwnersHomeKnownExposure)
+{
+    const std::string owner = "withlogin";
+    const auto token = random_key("cached-login-");
+    // A first session makes the owner's home as every session finds it.
+    ASSERT_EQ(run(as_user(kWorker, ctl_run(owner, "home", "shell", {"sh", "-c", "true"}))).status, 0);
+    plant_cached_logins(owner, token);
+
+    const auto own =
+        run(as_user(kWorker, ctl_run(owner, "logins", "shell",
+                                     read_logins_at({"~/.codex/auth.json", "~/.claude/.credentials.json"}))));
+    const bool exposed =
+        contains(own.out, "\"access_token\":\"" + token) && contains(own.out, "\"accessToken\":\"" + token);
+    std::cout << (exposed ? "KNOWN EXPOSURE: " : "CLOSED: ")
+              << "cached logins: a tool in an owner's session read ~/.codex/auth.json and ~/.claude/.credentials.json "
+                 "of that owner's home"
+              << (exposed ? " (docs/security-model.md, \"Known exposure\")" : " no longer") << "\n";
+    EXPECT_EQ(own.status, 0) << own.err;
+    EXPECT_TRUE(contains(own.out, "login-scan-done")) << "control: the scan ran: " << own.out;
+    EXPECT_TRUE(exposed) << "the known exposure of cached logins is gone: update this test and "
+                            "docs/security-model.md\n"
+                         << own.out << own.err;
+
+    // Control: another owner's session, of the same worker and UID, finds
+    // them neither in its own home nor at the first owner's path.
+    const auto other = run(as_user(kWorker, ctl_run("nologin", "logins", "shell",
+                                                    read_logins_at({"~/.codex/auth.json", "~/.claude/.credentials.json",
+                                                                    home_of(owner) + "/.codex/auth.json",
+                                                                    home_of(owner) + "/.claude/.credentials.json"}))));
+    EXPECT_TRUE(contains(other.out, "login-scan-done")) << "control: the scan ran: " << other.out << other.err;
+    EXPECT_FALSE(contains(other.out + other.err, token)) << other.out << other.err;
+    EXPECT_TRUE(contains(other.err, "No such file or directory")) << other.err;
+    remove_cached_logins(owner);
+}
+
 // --- Resume A -> B -> A --------------------------------------------------
 
 namespace {

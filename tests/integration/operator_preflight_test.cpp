@@ -1,6 +1,8 @@
 // Preflight in the harness: every check passes on the prepared host, and a
 // read-only grant made writable by the worker fails the immutable-code
-// check, both in `native-runtimectl preflight` and in the helper's gate.
+// check, both in `native-runtimectl preflight` and in the helper's gate. An
+// adapter that hands its host-network sessions a provider key gets a
+// warning that does not fail preflight.
 
 #include "fixture.h"
 
@@ -36,6 +38,31 @@ std::string config_with_grant(const std::string& grant)
     const auto at = text.find(anchor);
     EXPECT_NE(at, std::string::npos) << "the harness config grants /usr";
     text.insert(at + anchor.size(), "    - " + grant + "\n");
+    return text;
+}
+
+// The harness config with two more adapters: one gives its sessions
+// OPENAI_API_KEY on the host network, the other keeps it in the gateway.
+std::string config_with_provider_key_adapters()
+{
+    auto text = read_file(kConfig);
+    const std::string anchor = "\nadapters:\n";
+    const auto at = text.find(anchor);
+    EXPECT_NE(at, std::string::npos) << "the harness config has adapters";
+    text.insert(at + anchor.size(), "  nr-key-on-host:\n"
+                                    "    executable: /usr/bin/sh\n"
+                                    "    credential_env: [OPENAI_API_KEY]\n"
+                                    "  nr-key-in-gateway:\n"
+                                    "    executable: /usr/bin/sh\n"
+                                    "    network: gateway\n"
+                                    "    egress:\n"
+                                    "      allow_hosts: [api.openai.com]\n"
+                                    "      providers:\n"
+                                    "        - host: api.openai.com\n"
+                                    "          credential: nr-preflight-key\n"
+                                    "          key_env: OPENAI_API_KEY\n"
+                                    "          base_url_env: OPENAI_BASE_URL\n"
+                                    "          base_path: /v1\n");
     return text;
 }
 
@@ -88,6 +115,39 @@ TEST(PreflightInTheHarness, PassesEveryCheck)
     EXPECT_EQ(json.status, 0);
     EXPECT_EQ(python_json(json.out, "doc['passed'] and all(c['passed'] for c in doc['checks'])").out, "true\n")
         << json.out;
+    EXPECT_EQ(run({kCtl, "uninstall-dropins", "--unit", unit}).status, 0);
+}
+
+TEST(AHostNetworkAdapterWithAProviderKey, GetsAWarningThatLeavesPreflightPassing)
+{
+    const auto unit = app_with_dropin();
+    const std::string config = "/etc/native-runtime/preflight-keys.yaml";
+    write_file(config, config_with_provider_key_adapters());
+    const auto env = with_env({"NATIVE_RUNTIME_CONFIG=" + config});
+
+    const auto outcome = run({kCtl, "preflight", "--unit", unit}, env);
+    EXPECT_EQ(outcome.status, 0) << "a warning fails nothing\n" << outcome.out << outcome.err;
+    EXPECT_NE(outcome.out.find("PASS immutable-code:"), std::string::npos) << "the checks ran\n" << outcome.out;
+    EXPECT_NE(outcome.out.find("WARN provider-key: adapter nr-key-on-host gives its sessions OPENAI_API_KEY with "
+                               "network: host"),
+              std::string::npos)
+        << outcome.out;
+    EXPECT_NE(outcome.out.find("     hint: give the adapter network: gateway"), std::string::npos) << outcome.out;
+    EXPECT_EQ(outcome.out.find("adapter nr-key-in-gateway"), std::string::npos)
+        << "control: the same key through the gateway gets no warning\n"
+        << outcome.out;
+
+    const auto json = run({kCtl, "preflight", "--json", "--unit", unit}, env);
+    EXPECT_EQ(json.status, 0) << json.out << json.err;
+    EXPECT_EQ(python_json(json.out, "[doc['passed']] + [[c['passed'], c['warning']] for c in doc['checks'] "
+                                    "if 'adapter nr-key-' in c['detail']]")
+                  .out,
+              "[true, [true, true]]\n")
+        << json.out;
+    EXPECT_EQ(python_json(json.out, "[c['name'] for c in doc['checks'] if 'nr-key-on-host' in c['detail']]").out,
+              "[\"provider-key\"]\n")
+        << json.out;
+    std::filesystem::remove(config);
     EXPECT_EQ(run({kCtl, "uninstall-dropins", "--unit", unit}).status, 0);
 }
 

@@ -1,10 +1,13 @@
 // The adapter profiles shipped in examples/adapters/ (documented in
 // docs/adapters.md) must stay loadable by the real config parser and
 // plannable, so an operator who pastes one under `adapters:` gets a working
-// profile rather than a ConfigInvalid.
+// profile rather than a ConfigInvalid. A client that talks to a provider API
+// goes through the egress gateway by default, with the provider entry the
+// gateway tests run; its `-host` profile is the named alternative.
 
 #include "core/config.h"
 #include "core/path_policy.h"
+#include "core/provider_keys.h"
 #include "core/session_plan.h"
 
 #include <gmock/gmock.h>
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -77,6 +81,8 @@ bool has_pair(const std::vector<std::string>& argv, const std::string& flag, con
     return false;
 }
 
+const std::string kGatewayToken(64, 'a');
+
 std::string basename_of(const std::string& path)
 {
     return path.substr(path.rfind('/') + 1);
@@ -93,57 +99,73 @@ TEST(TheShippedAdapterExamples, CoverEveryClientTheRuntimeSupports)
     EXPECT_EQ(names, (std::set<std::string>{"acp", "antigravity", "claude", "codex", "cursor"}));
 }
 
-TEST(EachShippedAdapterExample, ParsesAsExactlyTheProfileItsFileIsNamedAfter)
+TEST(EachShippedAdapterExample, ParsesAsTheProfileItsFileIsNamedAfterAndItsHostAlternative)
 {
     for (const auto& file : shipped_profiles()) {
         SCOPED_TRACE(file.string());
         const auto config = parse_config(config_with(read_text(file)), file.string());
-        ASSERT_EQ(config.adapters.size(), 1U);
-        EXPECT_EQ(config.adapters.begin()->first, file.stem().string());
+        const auto name = file.stem().string();
+        EXPECT_TRUE(config.adapters.contains(name));
+        for (const auto& [other, profile] : config.adapters) {
+            EXPECT_TRUE(other == name || other == name + "-host") << other;
+        }
     }
 }
 
-TEST(EachShippedAdapterExample, GrantsItsOwnExecutableReadOnly)
+TEST(EachShippedAdapterProfile, GrantsItsOwnExecutableReadOnly)
 {
     for (const auto& file : shipped_profiles()) {
-        SCOPED_TRACE(file.string());
         const auto config = parse_config(config_with(read_text(file)), file.string());
-        const auto& profile = config.adapters.begin()->second;
-        EXPECT_TRUE(std::any_of(profile.read_only_paths.begin(), profile.read_only_paths.end(),
-                                [&](const std::string& grant) { return path_is_within(profile.executable, grant); }))
-            << profile.executable << " is outside the profile's read_only_paths, so bwrap could not exec it";
+        for (const auto& [name, profile] : config.adapters) {
+            SCOPED_TRACE(file.string() + ": " + name);
+            EXPECT_TRUE(
+                std::any_of(profile.read_only_paths.begin(), profile.read_only_paths.end(),
+                            [&](const std::string& grant) { return path_is_within(profile.executable, grant); }))
+                << profile.executable << " is outside the profile's read_only_paths, so bwrap could not exec it";
+        }
     }
 }
 
-TEST(EachShippedAdapterExample, PlansASessionWithItsGrantsSessionDirsAndUsernsChoice)
+namespace {
+
+void expect_plannable(const Config& config, const std::string& name, const AdapterProfile& profile)
+{
+    SessionRequest request;
+    request.owner = "alice";
+    request.chat = "c1";
+    request.adapter = name;
+    request.argv = {basename_of(profile.executable), "--version"};
+    const auto plan = plan_session(config, request, RunAsUser{"metis-worker", 990, 990},
+                                   HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}}, "token",
+                                   profile.network == NetworkMode::Gateway ? kGatewayToken : std::string());
+    const auto& argv = plan.launch.bwrap_argv;
+    for (const auto& grant : profile.read_only_paths) {
+        EXPECT_TRUE(has_pair(argv, "--ro-bind", grant)) << grant;
+    }
+    for (const auto& path_template : profile.session_dirs) {
+        const auto dir = expand_owner_template(path_template, "alice");
+        EXPECT_NE(dir.find("/alice"), std::string::npos) << dir;
+        EXPECT_TRUE(has_pair(argv, "--bind", dir)) << dir;
+    }
+    if (profile.nested_userns) {
+        EXPECT_THAT(argv, Not(Contains("--disable-userns")));
+    } else {
+        EXPECT_THAT(argv, Contains("--disable-userns"));
+    }
+    EXPECT_EQ(argv.back(), "--version");
+    EXPECT_EQ(argv[argv.size() - 2], profile.executable);
+}
+
+} // namespace
+
+TEST(EachShippedAdapterProfile, PlansASessionWithItsGrantsSessionDirsAndUsernsChoice)
 {
     for (const auto& file : shipped_profiles()) {
-        SCOPED_TRACE(file.string());
         const auto config = parse_config(config_with(read_text(file)), file.string());
-        const auto& [name, profile] = *config.adapters.begin();
-        SessionRequest request;
-        request.owner = "alice";
-        request.chat = "c1";
-        request.adapter = name;
-        request.argv = {basename_of(profile.executable), "--version"};
-        const auto plan = plan_session(config, request, RunAsUser{"metis-worker", 990, 990},
-                                       HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}}, "token");
-        const auto& argv = plan.launch.bwrap_argv;
-        for (const auto& grant : profile.read_only_paths) {
-            EXPECT_TRUE(has_pair(argv, "--ro-bind", grant)) << grant;
+        for (const auto& [name, profile] : config.adapters) {
+            SCOPED_TRACE(file.string() + ": " + name);
+            expect_plannable(config, name, profile);
         }
-        for (const auto& path_template : profile.session_dirs) {
-            const auto dir = expand_owner_template(path_template, "alice");
-            EXPECT_NE(dir.find("/alice"), std::string::npos) << dir;
-            EXPECT_TRUE(has_pair(argv, "--bind", dir)) << dir;
-        }
-        if (profile.nested_userns) {
-            EXPECT_THAT(argv, Not(Contains("--disable-userns")));
-        } else {
-            EXPECT_THAT(argv, Contains("--disable-userns"));
-        }
-        EXPECT_EQ(argv.back(), "--version");
-        EXPECT_EQ(argv[argv.size() - 2], profile.executable);
     }
 }
 
@@ -186,11 +208,128 @@ std::string with_test_prefix(std::string line)
 
 } // namespace
 
-TEST(TheIntegrationSuitesExampleClaudeProfile, IsTheShippedClaudeExampleWithTheTestInstallPrefix)
+TEST(TheIntegrationSuitesExampleClaudeProfile, IsTheShippedClaudeHostProfileWithTheTestInstallPrefix)
 {
-    auto shipped = settings_lines(read_text(kExamples / "claude.yaml"), "claude:");
+    auto shipped = settings_lines(read_text(kExamples / "claude.yaml"), "claude-host:");
     std::transform(shipped.begin(), shipped.end(), shipped.begin(), with_test_prefix);
     const auto tested = settings_lines(read_text(NR_INTEGRATION_CONFIG), "example-claude:");
     ASSERT_FALSE(shipped.empty());
     EXPECT_EQ(tested, shipped);
+}
+
+namespace {
+
+AdapterProfile shipped_profile(const std::string& file, const std::string& name)
+{
+    const auto path = kExamples / file;
+    const auto config = parse_config(config_with(read_text(path)), path.string());
+    const auto found = config.adapters.find(name);
+    if (found == config.adapters.end()) {
+        ADD_FAILURE() << file << " has no profile " << name;
+        return {};
+    }
+    return found->second;
+}
+
+AdapterProfile tested_profile(const std::string& name)
+{
+    const auto config = parse_config(read_text(NR_INTEGRATION_CONFIG), NR_INTEGRATION_CONFIG);
+    return config.adapters.at(name);
+}
+
+std::vector<std::string> provider_keys_in(const std::vector<std::string>& credential_env)
+{
+    std::vector<std::string> keys;
+    std::copy_if(credential_env.begin(), credential_env.end(), std::back_inserter(keys),
+                 [](const std::string& name) { return is_provider_key_name(name); });
+    return keys;
+}
+
+// A tested provider entry with the real provider's host and the shipped
+// credential name in place of the test upstream's.
+ProviderRoute as_shipped(ProviderRoute route, const ProviderRoute& shipped)
+{
+    route.host = shipped.host;
+    route.credential = shipped.credential;
+    return route;
+}
+
+} // namespace
+
+TEST(TheShippedProfileOfEachProviderApiClient, KeepsTheKeyInTheGatewayByDefault)
+{
+    for (const auto* client : {"claude", "codex", "acp"}) {
+        SCOPED_TRACE(client);
+        const auto profile = shipped_profile(std::string(client) + ".yaml", client);
+        EXPECT_EQ(profile.network, NetworkMode::Gateway);
+        ASSERT_EQ(profile.egress.providers.size(), 1U);
+        EXPECT_EQ(profile.egress.allow_hosts, std::vector<std::string>{profile.egress.providers.front().host});
+        EXPECT_EQ(provider_keys_in(profile.credential_env), std::vector<std::string>{})
+            << "a provider key a worker passes would be in the session after all";
+    }
+}
+
+TEST(TheHostAlternativeOfEachProviderApiClient, IsTheSameClientWithItsKeysOnTheHostNetwork)
+{
+    for (const auto* client : {"claude", "codex", "acp"}) {
+        SCOPED_TRACE(client);
+        const auto file = std::string(client) + ".yaml";
+        const auto gateway = shipped_profile(file, client);
+        const auto host = shipped_profile(file, std::string(client) + "-host");
+        EXPECT_EQ(host.network, NetworkMode::Host);
+        EXPECT_EQ(host.executable, gateway.executable);
+        EXPECT_EQ(host.read_only_paths, gateway.read_only_paths);
+        EXPECT_EQ(host.session_dirs, gateway.session_dirs);
+        EXPECT_EQ(host.nested_userns, gateway.nested_userns);
+        EXPECT_FALSE(provider_keys_in(host.credential_env).empty());
+    }
+}
+
+TEST(TheShippedGatewayProfiles, UseTheProviderEntriesTheGatewayTestsRunTheRealClientsWith)
+{
+    const auto claude = shipped_profile("claude.yaml", "claude").egress.providers.at(0);
+    EXPECT_EQ(claude.host, "api.anthropic.com");
+    EXPECT_EQ(as_shipped(tested_profile("claude-gateway").egress.providers.at(0), claude), claude);
+    // The ACP example runs Claude Code, which reads the same variables.
+    EXPECT_EQ(shipped_profile("acp.yaml", "acp").egress.providers.at(0), claude);
+
+    const auto codex = shipped_profile("codex.yaml", "codex").egress.providers.at(0);
+    EXPECT_EQ(codex.host, "api.openai.com");
+    EXPECT_EQ(as_shipped(tested_profile("codex-gateway").egress.providers.at(0), codex), codex);
+}
+
+TEST(TheShippedGatewayProfiles, GiveTheSessionTheBaseUrlsTheDocsTellTheWorkerToUse)
+{
+    const auto environment_of = [](const std::string& file, const std::string& name) {
+        const auto path = kExamples / file;
+        const auto config = parse_config(config_with(read_text(path)), path.string());
+        SessionRequest request;
+        request.owner = "alice";
+        request.chat = "c1";
+        request.adapter = name;
+        request.argv = {name, "--version"};
+        return plan_session(config, request, RunAsUser{"metis-worker", 990, 990},
+                            HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}}, "token", kGatewayToken)
+            .launch.environment;
+    };
+    const auto codex = environment_of("codex.yaml", "codex");
+    EXPECT_THAT(codex, Contains("OPENAI_BASE_URL=http://127.0.0.1:8080/api.openai.com/v1"));
+    EXPECT_THAT(codex, Contains("OPENAI_API_KEY=" + kGatewayToken));
+    const auto claude = environment_of("claude.yaml", "claude");
+    EXPECT_THAT(claude, Contains("ANTHROPIC_BASE_URL=http://127.0.0.1:8080/api.anthropic.com"));
+    EXPECT_THAT(claude, Contains("ANTHROPIC_API_KEY=" + kGatewayToken));
+}
+
+TEST(TheShippedCursorAndAntigravityProfiles, StayOnTheHostNetworkWithoutAnAlternative)
+{
+    // Neither client can be pointed at the gateway (docs/adapters.md), so
+    // preflight warns about their keys instead.
+    for (const auto* client : {"cursor", "antigravity"}) {
+        SCOPED_TRACE(client);
+        const auto path = kExamples / (std::string(client) + ".yaml");
+        const auto config = parse_config(config_with(read_text(path)), path.string());
+        ASSERT_EQ(config.adapters.size(), 1U);
+        EXPECT_EQ(config.adapters.begin()->second.network, NetworkMode::Host);
+        EXPECT_EQ(judge_provider_keys(config).size(), 1U);
+    }
 }

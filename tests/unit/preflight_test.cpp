@@ -278,3 +278,17 @@ TEST(TheCanaryCacheRecord, CannotBeForgedThroughANewlineInAValue)
     const auto record = canary_cache_record(forged);
     EXPECT_NE(record.find("kernel=6.18.0\\nsystemd=252.22\n"), std::string::npos) << record;
 }
+
+TEST(APreflightResult, IsPrintedAsPassFailOrWarn)
+{
+    EXPECT_EQ(verdict_word({kCheckBwrap, true, "ok", ""}), "PASS");
+    EXPECT_EQ(verdict_word({kCheckBwrap, false, "missing", "install it"}), "FAIL");
+    EXPECT_EQ(verdict_word({kCheckProviderKey, true, "a key in a session", "use the gateway", true}), "WARN");
+}
+
+TEST(AWarning, IsNoFailure)
+{
+    const std::vector<CheckResult> results{{kCheckBwrap, true, "ok", ""},
+                                           {kCheckProviderKey, true, "a key in a session", "use the gateway", true}};
+    EXPECT_FALSE(first_failure(results).has_value());
+}
