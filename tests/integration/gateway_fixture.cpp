@@ -61,14 +61,34 @@ std::string gateway_test_dropin(const std::string& dir)
 
 } // namespace
 
+namespace {
+
+constexpr const char* kStrictLeafExtensions = "basicConstraints=critical,CA:FALSE\n"
+                                              "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                                              "extendedKeyUsage=serverAuth\n"
+                                              "subjectKeyIdentifier=hash\n"
+                                              "authorityKeyIdentifier=keyid,issuer\n";
+
+} // namespace
+
 void GatewayFixture::SetUpTestSuite()
 {
     std::filesystem::create_directories(kGatewayTestDir);
     const std::string dir = kGatewayTestDir;
     const std::vector<std::string> ec{"-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"};
-    auto ca = std::vector<std::string>{
-        "openssl", "req",           "-x509", "-days",        "2", "-subj", "/CN=nr-gateway-test-ca",
-        "-keyout", dir + "/ca.key", "-out",  dir + "/ca.pem"};
+    auto ca = std::vector<std::string>{"openssl",
+                                       "req",
+                                       "-x509",
+                                       "-days",
+                                       "2",
+                                       "-subj",
+                                       "/CN=nr-gateway-test-ca",
+                                       "-addext",
+                                       "keyUsage=critical,keyCertSign,cRLSign",
+                                       "-keyout",
+                                       dir + "/ca.key",
+                                       "-out",
+                                       dir + "/ca.pem"};
     ca.insert(ca.begin() + 2, ec.begin(), ec.end());
     must(ca);
     auto csr = std::vector<std::string>{"openssl", "req",
@@ -77,7 +97,10 @@ void GatewayFixture::SetUpTestSuite()
                                         "-out",    dir + "/upstream.csr"};
     csr.insert(csr.begin() + 2, ec.begin(), ec.end());
     must(csr);
-    write_file(dir + "/san.ext", std::string("subjectAltName=DNS:") + kUpstreamName + ",DNS:" + kTunnelName + "\n");
+    // The extensions a strict verifier wants of a server certificate
+    // (Python 3.13's default context, Debian 13's, sets VERIFY_X509_STRICT).
+    write_file(dir + "/san.ext", std::string("subjectAltName=DNS:") + kUpstreamName + ",DNS:" + kTunnelName + "\n" +
+                                     kStrictLeafExtensions);
     must({"openssl", "x509", "-req", "-days", "2", "-in", dir + "/upstream.csr", "-CA", dir + "/ca.pem", "-CAkey",
           dir + "/ca.key", "-CAcreateserial", "-extfile", dir + "/san.ext", "-out", dir + "/upstream.pem"});
     // Only the gateway's unit resolves the upstream's names.

@@ -95,10 +95,15 @@ public:
         const auto openssl = [this](const std::string& command) {
             return run({"/bin/sh", "-c", "cd " + tree_.path() + " && " + command}, tree_.at("openssl.log"));
         };
-        ok_ = openssl("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=nr-test-ca -keyout ca.key "
-                      "-out ca.pem") == 0 &&
+        ok_ = openssl("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=nr-test-ca "
+                      "-addext keyUsage=critical,keyCertSign,cRLSign -keyout ca.key -out ca.pem") == 0 &&
               openssl("openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout up.key -out up.csr") == 0 &&
-              openssl("printf 'subjectAltName=DNS:localhost\\n' > up.ext && openssl x509 -req -in up.csr -CA ca.pem "
+              // The extensions a strict verifier wants (Python 3.13, Debian 13's,
+              // verifies with VERIFY_X509_STRICT by default).
+              openssl("printf 'subjectAltName=DNS:localhost\\nbasicConstraints=critical,CA:FALSE\\n"
+                      "keyUsage=critical,digitalSignature,keyEncipherment\\nextendedKeyUsage=serverAuth\\n"
+                      "subjectKeyIdentifier=hash\\nauthorityKeyIdentifier=keyid,issuer\\n' > up.ext && "
+                      "openssl x509 -req -in up.csr -CA ca.pem "
                       "-CAkey ca.key -CAcreateserial -days 2 -extfile up.ext -out up.pem") == 0;
         if (!ok_) {
             why_ = "openssl could not make the test CA: " + tree_.read("openssl.log");
