@@ -2,6 +2,7 @@
 // top-level `gateway:` section (docs/configuration.md).
 #include "core/config.h"
 
+#include "config_error.h"
 #include "config_fixtures.h"
 #include "test_support.h"
 
@@ -18,7 +19,6 @@ using ::testing::StartsWith;
 
 namespace {
 
-using nr::test::kConfigSource;
 using nr::test::parse;
 
 // Lines 1-7 as minimal_config(); line 8 is `network: gateway`, so an
@@ -33,21 +33,6 @@ const std::string kOneProvider = kGatewayAdapter + "    egress:\n"              
                                                    "          credential: anthropic-key\n"         // 13
                                                    "          key_env: ANTHROPIC_API_KEY\n"        // 14
                                                    "          base_url_env: ANTHROPIC_BASE_URL\n"; // 15
-
-void expect_config_error(const std::string& yaml, int line, const std::string& key, const std::string& problem)
-{
-    const auto e = nr::test::error_from([&] { (void)parse(yaml); });
-    ASSERT_TRUE(e.has_value()) << "accepted:\n" << yaml;
-    EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid) << e->what();
-    EXPECT_THAT(e->what(), StartsWith(std::string(kConfigSource) + ":" + std::to_string(line) + ": " + key + ": "));
-    EXPECT_THAT(e->what(), HasSubstr(problem));
-}
-
-#define EXPECT_CONFIG_ERROR(yaml, line, key, problem)                                                                  \
-    do {                                                                                                               \
-        SCOPED_TRACE("expected " + std::string(key) + " at line " + std::to_string(line));                             \
-        expect_config_error(yaml, line, key, problem);                                                                 \
-    } while (false)
 
 const char* const kProviders = "adapters.claude.egress.providers";
 

@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include "config_error.h"
 #include "config_fixtures.h"
 #include "test_support.h"
 
@@ -17,27 +18,10 @@ using ::testing::StartsWith;
 
 namespace {
 
-using nr::test::kConfigSource;
 using nr::test::parse;
 
 // Seven lines, the last inside adapters.claude (see config_fixtures.h).
 const std::string kMinimal = nr::test::minimal_config();
-
-// Checks kind ConfigInvalid and the "<file>:<line>: <key>: <problem>" shape.
-void expect_config_error(const std::string& yaml, int line, const std::string& key, const std::string& problem)
-{
-    const auto e = nr::test::error_from([&] { (void)parse(yaml); });
-    ASSERT_TRUE(e.has_value()) << "accepted:\n" << yaml;
-    EXPECT_EQ(e->kind(), ErrorKind::ConfigInvalid) << e->what();
-    EXPECT_THAT(e->what(), StartsWith(std::string(kConfigSource) + ":" + std::to_string(line) + ": " + key + ": "));
-    EXPECT_THAT(e->what(), HasSubstr(problem));
-}
-
-#define EXPECT_CONFIG_ERROR(yaml, line, key, problem)                                                                  \
-    do {                                                                                                               \
-        SCOPED_TRACE("expected " + std::string(key) + " at line " + std::to_string(line));                             \
-        expect_config_error(yaml, line, key, problem);                                                                 \
-    } while (false)
 
 } // namespace
 
