@@ -58,6 +58,24 @@ void refuse_forbidden_credential_name(const ConfigReader& r, const Node& node, c
     }
 }
 
+// Checked entry by entry, so that a refusal points at the entry's own line,
+// also for the rules across entries (listed twice, one beneath another,
+// one too many).
+ConfigReader::Handler read_protected_home_paths(const ConfigReader& r, std::vector<ProtectedPath>& paths)
+{
+    return [&r, &paths](const Node& node, const Key& key) {
+        const auto entries = r.string_list(node, key);
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            try {
+                paths.push_back(parse_protected_path(entries[i]));
+                check_protected_paths(paths);
+            } catch (const Error& e) {
+                r.error_at(node[i], key, e.what());
+            }
+        }
+    };
+}
+
 std::vector<std::string> read_app_units(const ConfigReader& r, const Node& node, const Key& key)
 {
     auto units = r.string_list(node, key);
@@ -541,6 +559,7 @@ AdapterProfile read_adapter(const ConfigReader& r, const Node& node, const Key& 
                                 validate_session_dir_template(r, n[i], k, profile.session_dirs[i]);
                             }
                         }},
+                       {"protected_home_paths", read_protected_home_paths(r, profile.protected_home_paths)},
                        {"network", [&](const Node& n, const Key& k) { profile.network = read_network(r, n, k); }},
                        {"egress", [&](const Node& n, const Key& k) { profile.egress = read_egress(r, n, k); }},
                        {"limits", [](const Node&, const Key&) {}}, // read in parse_config, over the global limits

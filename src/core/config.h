@@ -14,6 +14,7 @@
 #include "core/egress.h"
 #include "core/host_auth.h"
 #include "core/network_policy.h"
+#include "core/protected_paths.h"
 
 namespace nr::core {
 
@@ -37,6 +38,9 @@ struct AdapterProfile {
     // Owner-bound provider session directories, each a path template with
     // exactly one "{owner}"; the session's own one is mounted read-write.
     std::vector<std::string> session_dirs;
+    // Paths in the owner's home this adapter's sessions may not change
+    // (core/protected_paths.h), in the order the config lists them.
+    std::vector<ProtectedPath> protected_home_paths;
     NetworkMode network = NetworkMode::Host;
     // What a `network: gateway` session may reach through the gateway;
     // refused at load for any other network mode.
