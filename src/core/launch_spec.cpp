@@ -83,6 +83,25 @@ SyscallRule decode_rule(const SyscallRuleWire& wire)
     return rule;
 }
 
+// A base without paths protects nothing and would be ignored: refused so
+// that what was sent is exactly what is applied.
+ProtectedPaths decode_protected_paths(const LaunchSpecWire& wire)
+{
+    if (wire.protected_paths.empty()) {
+        if (!wire.protected_base.empty()) {
+            refuse("protected_base", "is set, but there are no protected paths");
+        }
+        return {};
+    }
+    require_absolute("protected_base", wire.protected_base);
+    try {
+        check_protected_paths(wire.protected_paths);
+    } catch (const Error& e) {
+        refuse("protected_paths", e.what());
+    }
+    return {wire.protected_base, wire.protected_paths};
+}
+
 } // namespace
 
 LaunchSpecWire encode_launch_spec(const LaunchSpec& spec)
@@ -103,6 +122,8 @@ LaunchSpecWire encode_launch_spec(const LaunchSpec& spec)
     wire.admission_queue = spec.admission.queue_dir;
     wire.checked_dirs = spec.checked_dirs;
     wire.gateway_port = spec.gateway_port;
+    wire.protected_base = spec.protected_paths.base;
+    wire.protected_paths = spec.protected_paths.paths;
     return wire;
 }
 
@@ -149,6 +170,7 @@ LaunchSpec decode_launch_spec(const LaunchSpecWire& wire)
     }
     spec.checked_dirs = wire.checked_dirs;
     spec.gateway_port = wire.gateway_port;
+    spec.protected_paths = decode_protected_paths(wire);
     return spec;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/host_auth.h"
+#include "core/protected_paths.h"
 #include "core/seccomp_rules.h"
 
 namespace nr::core {
@@ -51,6 +52,12 @@ struct LaunchSpec {
     // session's network namespace and listens on 127.0.0.1:gateway_port in
     // it for the gateway before it starts bwrap.
     std::uint16_t gateway_port = 0;
+    // Paths in the owner's home (`base`) the session may not change. The
+    // launcher creates what is missing, opens each path and each directory
+    // on the way without following a symlink, and has bwrap mount those
+    // descriptors (read-only, and the directories on the way onto
+    // themselves) in place of the plan's mounts by name.
+    ProtectedPaths protected_paths;
 };
 
 // One denied_syscalls entry, a(sia(utt)): (name, errno, conditions), where
@@ -76,6 +83,10 @@ struct LaunchSpecWire {
     std::vector<CheckedDir> checked_dirs;
     // 0: not a gateway session.
     std::uint16_t gateway_port = 0;
+    // The owner's home, or empty when nothing is protected.
+    std::string protected_base;
+    // a(sb): (path relative to protected_base, is a directory).
+    std::vector<ProtectedPath> protected_paths;
 
     bool operator==(const LaunchSpecWire&) const = default;
 };
@@ -93,8 +104,11 @@ LaunchSpecWire encode_launch_spec(const LaunchSpec& spec);
 // 1..4095, more than one condition, an argument index above 5 or a value
 // with bits outside its mask; a dirs base or checked directory that is not
 // a canonical absolute path; a private directory or admission queue that is
-// not a canonical relative path. encode_launch_spec of the result gives
-// back `wire` exactly.
+// not a canonical relative path; protected paths that
+// core::check_protected_paths refuses, a protected base that is not a
+// canonical absolute path when there are protected paths, or one that is
+// set when there are none. encode_launch_spec of the result gives back
+// `wire` exactly.
 LaunchSpec decode_launch_spec(const LaunchSpecWire& wire);
 
 } // namespace nr::core

@@ -1,6 +1,7 @@
 #include "core/sandbox_args.h"
 
 #include "core/error.h"
+#include "core/path_policy.h"
 
 #include <algorithm>
 
@@ -114,26 +115,35 @@ std::string bwrap_args_data(const std::vector<std::string>& planned_argv, const 
 }
 
 std::vector<std::string> bind_from_descriptors(const std::vector<std::string>& planned_argv,
-                                               const std::map<std::string, int>& descriptors)
+                                               const MountDescriptors& descriptors)
 {
     const auto separator = agent_separator(planned_argv);
     std::vector<std::string> out(planned_argv.begin(), separator);
+    const auto& beneath = descriptors.descriptors_only_beneath;
     std::size_t replaced = 0;
     for (std::size_t i = 1; i + 2 < out.size(); ++i) {
-        if (out[i] != "--bind" || out[i + 1] != out[i + 2]) {
+        const bool read_only = out[i] == "--ro-bind";
+        if (!read_only && out[i] != "--bind") {
             continue;
         }
-        const auto fd = descriptors.find(out[i + 1]);
-        if (fd == descriptors.end()) {
+        const auto& fds = read_only ? descriptors.read_only : descriptors.read_write;
+        const auto fd = out[i + 1] == out[i + 2] ? fds.find(out[i + 1]) : fds.end();
+        if (fd == fds.end()) {
+            const auto& target = out[i + 2];
+            if (!beneath.empty() && target != beneath && path_is_within(target, beneath)) {
+                fail(ErrorKind::LaunchFailed, target + " would be mounted by name, not from the descriptor opened");
+            }
+            i += 2;
             continue;
         }
-        out[i] = "--bind-fd";
+        out[i] = read_only ? "--ro-bind-fd" : "--bind-fd";
         out[i + 1] = std::to_string(fd->second);
         ++replaced;
         i += 2;
     }
-    if (replaced != descriptors.size()) {
-        fail(ErrorKind::LaunchFailed, "a checked directory has no read-write mount in the sandbox plan");
+    if (replaced != descriptors.read_write.size() + descriptors.read_only.size()) {
+        fail(ErrorKind::LaunchFailed,
+             "an opened directory or protected path has no mount of its kind in the sandbox plan");
     }
     out.insert(out.end(), separator, planned_argv.end());
     return out;

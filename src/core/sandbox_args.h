@@ -43,13 +43,29 @@ std::vector<std::string> bwrap_argv(const std::string& bwrap_path, const Sandbox
 std::string bwrap_args_data(const std::vector<std::string>& planned_argv, const std::vector<std::string>& environment,
                             int seccomp_fd);
 
+// Descriptors the launcher opened for the plan's mounts, by mount path.
+struct MountDescriptors {
+    // Directories bound read-write: checked directories, and the
+    // directories between the home and a protected path.
+    std::map<std::string, int> read_write;
+    // Protected paths, bound read-only.
+    std::map<std::string, int> read_only;
+    // Every host mount strictly beneath this directory (the owner's home
+    // when it has protected paths) must come from a descriptor; empty: no
+    // such rule.
+    std::string descriptors_only_beneath;
+};
+
 // Replaces each planned "--bind PATH PATH" whose PATH is a key of
-// `descriptors` by "--bind-fd FD PATH": bwrap then mounts the directory
-// the descriptor refers to and checks after mounting that it got exactly
-// that one. Throws Error(LaunchFailed) when a PATH has no planned
-// read-write bind (the launcher would otherwise bind something by name).
+// `read_write` by "--bind-fd FD PATH", and each "--ro-bind PATH PATH" whose
+// PATH is a key of `read_only` by "--ro-bind-fd FD PATH": bwrap then mounts
+// the file or directory the descriptor refers to, not whatever the name
+// leads to by then. Throws Error(LaunchFailed) when a PATH has no planned
+// mount of its kind (the launcher would otherwise have opened something
+// the plan never mounts), or when a mount beneath
+// `descriptors_only_beneath` is left to be made by name.
 std::vector<std::string> bind_from_descriptors(const std::vector<std::string>& planned_argv,
-                                               const std::map<std::string, int>& descriptors);
+                                               const MountDescriptors& descriptors);
 
 // bwrap --args FD -- agent argv...
 std::vector<std::string> bwrap_exec_argv(const std::vector<std::string>& planned_argv, int args_fd);

@@ -137,6 +137,40 @@ std::vector<std::string> owner_session_dirs(const Config& config, const AdapterP
     return dirs;
 }
 
+// Each protected path is mounted read-only over the home, and each
+// directory between the home and one is bound onto itself: a mount point
+// cannot be renamed or removed in the namespace that has it, so a session
+// can neither move a protected file's parent away and put a new one in its
+// place, nor swap a parent for a symlink that redirects a later session's
+// mount. The path sort in core/sandbox_args.cpp orders all of them after
+// the home's own bind. A provider session directory overlapping one would
+// either be mounted writable over it or be a second mount of the same
+// directory, so it is refused.
+ProtectedPaths protect_home_paths(const AdapterProfile& adapter, const std::string& home,
+                                  const std::vector<std::string>& session_dirs, SandboxLayout& layout)
+{
+    ProtectedPaths protection;
+    if (adapter.protected_home_paths.empty()) {
+        return protection;
+    }
+    protection.base = home;
+    protection.paths = adapter.protected_home_paths;
+    for (const auto& path : protection.paths) {
+        const auto mounted = join_path(home, path.relative);
+        for (const auto& dir : session_dirs) {
+            if (paths_overlap(dir, mounted)) {
+                fail(ErrorKind::InvalidPath,
+                     "session directory " + dir + " overlaps the protected home path " + protected_path_text(path));
+            }
+        }
+        layout.read_only.push_back(mounted);
+    }
+    for (const auto& ancestor : protected_ancestors(protection.paths)) {
+        layout.read_write.push_back(join_path(home, ancestor));
+    }
+    return protection;
+}
+
 // Host-network sessions reach the internet but no special-use range except
 // the operator's allowed addresses; offline sessions have no network
 // namespace of the host at all, and the unit denies everything besides.
@@ -304,6 +338,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     refuse_admission_overlap(config.data_dir, plan.session_dirs);
     layout.read_write = {plan.home, plan.workspace};
     layout.read_write.insert(layout.read_write.end(), plan.session_dirs.begin(), plan.session_dirs.end());
+    plan.launch.protected_paths = protect_home_paths(adapter, plan.home, plan.session_dirs, layout);
     layout.symlinks = host.root_symlinks;
     layout.working_dir = plan.workspace;
     const auto& limits = adapter.limits ? *adapter.limits : config.limits;

@@ -27,7 +27,6 @@
 
 #include <cstring>
 #include <iostream>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,10 +100,10 @@ int main(int argc, char** argv)
         // exactly those, from descriptors, not whatever the path names now.
         // bwrap closes each after its mount.
         std::vector<nr::sys::UniqueFd> checked;
-        std::map<std::string, int> descriptors;
+        nr::core::MountDescriptors descriptors;
         for (const auto& dir : spec.checked_dirs) {
             checked.push_back(nr::sys::open_checked_directory(dir));
-            descriptors[dir.path] = checked.back().get();
+            descriptors.read_write[dir.path] = checked.back().get();
         }
         if (network) {
             connect_gateway(command_line, spec, *network);

@@ -30,6 +30,8 @@ LaunchSpec full_spec()
     spec.admission.queue_dir = "native-runtime/admission/claude";
     spec.checked_dirs = {{"/srv/work/alice", 64769, 1234567}, {"/var/lib/nr/sessions/alice", 1, 2}};
     spec.gateway_port = 8080;
+    spec.protected_paths = {"/var/lib/nr/native-runtime/alice/home",
+                            {{".claude/settings.json", false}, {".claude/hooks", true}}};
     return spec;
 }
 
@@ -44,6 +46,7 @@ void expect_same_spec(const LaunchSpec& a, const LaunchSpec& b)
     EXPECT_EQ(a.admission.queue_dir, b.admission.queue_dir);
     EXPECT_EQ(a.checked_dirs, b.checked_dirs);
     EXPECT_EQ(a.gateway_port, b.gateway_port);
+    EXPECT_EQ(a.protected_paths, b.protected_paths);
 }
 
 // The wire form of full_spec() with one change applied.
@@ -74,6 +77,7 @@ TEST(ALaunchSpecWithoutHostAuthOrDirectories, SurvivesTheRoundTrip)
     spec.admission.queue_dir.clear();
     spec.dirs.relative.clear();
     spec.checked_dirs.clear();
+    spec.protected_paths = {};
     spec.environment.clear();
     spec.seccomp.kill_foreign_abis = false;
     expect_same_spec(decode_launch_spec(encode_launch_spec(spec)), spec);
@@ -112,6 +116,8 @@ TEST(ALaunchSpecWire, NamesEachClaimArgument)
     EXPECT_EQ(wire.admission_queue, spec.admission.queue_dir);
     EXPECT_EQ(wire.checked_dirs, spec.checked_dirs);
     EXPECT_EQ(wire.gateway_port, spec.gateway_port);
+    EXPECT_EQ(wire.protected_base, spec.protected_paths.base);
+    EXPECT_EQ(wire.protected_paths, spec.protected_paths.paths);
 }
 
 TEST(ALaunchSpecWithoutAGateway, TravelsWithPortZero)
@@ -251,4 +257,52 @@ TEST(ACheckedDirectoryThatIsNotACanonicalAbsolutePath, IsRefused)
                           })));
         EXPECT_THAT(e->what(), HasSubstr("checked_dirs")) << path;
     }
+}
+
+TEST(AProtectedPathThatIsNotACanonicalRelativePath, IsRefused)
+{
+    for (const std::string& path : std::vector<std::string>{"", "/etc/passwd", "../.bashrc", "a//b", "a/", "./a",
+                                                            "a\nb", std::string("a\0b", 3), std::string(1025, 'a')}) {
+        NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, decode_launch_spec(wire_with([&](auto& w) {
+                              w.protected_paths.push_back({path, false});
+                          })));
+        EXPECT_THAT(e->what(), HasSubstr("protected_paths")) << path;
+    }
+}
+
+TEST(ProtectedPathsListedTwiceOrOneBeneathAnother, AreRefused)
+{
+    NR_EXPECT_REFUSED(twice, ErrorKind::LaunchFailed, decode_launch_spec(wire_with([](auto& w) {
+                          w.protected_paths.push_back({".claude/settings.json", true});
+                      })));
+    NR_EXPECT_REFUSED(beneath, ErrorKind::LaunchFailed, decode_launch_spec(wire_with([](auto& w) {
+                          w.protected_paths.push_back({".claude/hooks/x", false});
+                      })));
+}
+
+TEST(MoreThanTheBoundOfProtectedPaths, AreRefused)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, decode_launch_spec(wire_with([](auto& w) {
+                          w.protected_paths.clear();
+                          for (std::size_t i = 0; i <= kMaxProtectedPaths; ++i) {
+                              w.protected_paths.push_back({"p" + std::to_string(i), false});
+                          }
+                      })));
+    EXPECT_THAT(e->what(), HasSubstr("more than 64"));
+}
+
+TEST(AProtectedBaseThatIsNotACanonicalAbsolutePath, IsRefused)
+{
+    for (const std::string base : {"", "var/lib/nr/home", "/var/lib/../home", "/home/"}) {
+        NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed,
+                          decode_launch_spec(wire_with([&](auto& w) { w.protected_base = base; })));
+        EXPECT_THAT(e->what(), HasSubstr("protected_base")) << base;
+    }
+}
+
+TEST(AProtectedBaseWithoutProtectedPaths, IsRefusedRatherThanIgnored)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed,
+                      decode_launch_spec(wire_with([](auto& w) { w.protected_paths.clear(); })));
+    EXPECT_THAT(e->what(), HasSubstr("protected_base"));
 }

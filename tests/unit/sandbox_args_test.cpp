@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -330,11 +331,29 @@ TEST(AnEnvironmentEntryWithoutEquals, IsRefused)
     NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bwrap_args_data(kPlanned, {"NOVALUE"}, 3));
 }
 
+namespace {
+
+MountDescriptors writable(std::map<std::string, int> fds)
+{
+    MountDescriptors d;
+    d.read_write = std::move(fds);
+    return d;
+}
+
+MountDescriptors read_only(std::map<std::string, int> fds)
+{
+    MountDescriptors d;
+    d.read_only = std::move(fds);
+    return d;
+}
+
+} // namespace
+
 TEST(BindFromDescriptors, ReplacesTheCheckedDirectorysBindByItsDescriptor)
 {
     const auto planned = argv_for(layout());
     const std::string ws = "/var/lib/nr/native-runtime/alice/chats/c1/workspace";
-    const auto argv = bind_from_descriptors(planned, {{ws, 9}});
+    const auto argv = bind_from_descriptors(planned, writable({{ws, 9}}));
     EXPECT_TRUE(has_slice(options_of(argv), {"--bind-fd", "9", ws}));
     EXPECT_FALSE(has_slice(options_of(argv), {"--bind", ws, ws}));
     // Everything else, including the other read-write bind and the agent
@@ -348,13 +367,90 @@ TEST(BindFromDescriptors, ReplacesTheCheckedDirectorysBindByItsDescriptor)
 TEST(BindFromDescriptors, RefusesADirectoryThePlanDoesNotBindReadWrite)
 {
     const auto planned = argv_for(layout());
-    NR_EXPECT_REFUSED(unplanned, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/srv/elsewhere", 9}}));
-    NR_EXPECT_REFUSED(read_only, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/usr", 9}}));
+    NR_EXPECT_REFUSED(unplanned, ErrorKind::LaunchFailed,
+                      bind_from_descriptors(planned, writable({{"/srv/elsewhere", 9}})));
+    NR_EXPECT_REFUSED(read_only, ErrorKind::LaunchFailed, bind_from_descriptors(planned, writable({{"/usr", 9}})));
 }
 
 TEST(BindFromDescriptors, NeverTouchesTheAgentsArgv)
 {
     const Argv agent{"/usr/bin/claude", "--bind", "/srv/x", "/srv/x"};
     const auto planned = bwrap_argv("/usr/bin/bwrap", layout(), agent);
-    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bind_from_descriptors(planned, {{"/srv/x", 9}}));
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bind_from_descriptors(planned, writable({{"/srv/x", 9}})));
+}
+
+namespace {
+
+const std::string kHome = "/var/lib/nr/native-runtime/alice/home";
+
+// The layout with the home's .claude/settings.json protected: read-only,
+// and its parent bound onto itself.
+SandboxLayout protected_layout()
+{
+    auto l = layout();
+    l.read_only.push_back(kHome + "/.claude/settings.json");
+    l.read_write.push_back(kHome + "/.claude");
+    return l;
+}
+
+MountDescriptors protected_descriptors()
+{
+    MountDescriptors d;
+    d.read_write = {{kHome + "/.claude", 11}};
+    d.read_only = {{kHome + "/.claude/settings.json", 12}};
+    d.descriptors_only_beneath = kHome;
+    return d;
+}
+
+} // namespace
+
+TEST(BindFromDescriptors, MountsAProtectedPathReadOnlyFromItsDescriptor)
+{
+    const auto planned = argv_for(protected_layout());
+    const auto argv = bind_from_descriptors(planned, protected_descriptors());
+    const auto options = options_of(argv);
+    EXPECT_TRUE(has_slice(options, {"--ro-bind-fd", "12", kHome + "/.claude/settings.json"}));
+    EXPECT_TRUE(has_slice(options, {"--bind-fd", "11", kHome + "/.claude"}));
+    EXPECT_FALSE(has_slice(options, {"--ro-bind", kHome + "/.claude/settings.json"}));
+    // The home itself stays a bind by name, before both.
+    const auto home = find_slice(options, {"--bind", kHome, kHome});
+    ASSERT_TRUE(home.has_value());
+    EXPECT_LT(*home, *find_slice(options, {"--bind-fd", "11"}));
+    EXPECT_LT(*find_slice(options, {"--bind-fd", "11"}), *find_slice(options, {"--ro-bind-fd", "12"}));
+    // The host grants stay read-only binds by name.
+    EXPECT_TRUE(has_slice(options, {"--ro-bind", "/usr", "/usr"}));
+    EXPECT_EQ(argv.size(), planned.size());
+}
+
+TEST(BindFromDescriptors, RefusesAReadOnlyDescriptorForAWritableMountAndTheOtherWayRound)
+{
+    const auto planned = argv_for(protected_layout());
+    auto swapped = protected_descriptors();
+    std::swap(swapped.read_only, swapped.read_write);
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed, bind_from_descriptors(planned, swapped));
+}
+
+TEST(BindFromDescriptors, RefusesAProtectedDescriptorThePlanDoesNotMount)
+{
+    const auto planned = argv_for(layout());
+    NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed,
+                      bind_from_descriptors(planned, read_only({{kHome + "/.bashrc", 12}})));
+}
+
+TEST(BindFromDescriptors, RefusesAMountBeneathTheHomeLeftToBeMadeByName)
+{
+    const auto planned = argv_for(protected_layout());
+    auto missing_file = protected_descriptors();
+    missing_file.read_only.clear();
+    NR_EXPECT_REFUSED(file, ErrorKind::LaunchFailed, bind_from_descriptors(planned, missing_file));
+    EXPECT_THAT(file->what(), ::testing::HasSubstr(kHome + "/.claude/settings.json would be mounted by name"));
+    auto missing_parent = protected_descriptors();
+    missing_parent.read_write.clear();
+    NR_EXPECT_REFUSED(parent, ErrorKind::LaunchFailed, bind_from_descriptors(planned, missing_parent));
+}
+
+TEST(BindFromDescriptors, LeavesMountsBeneathTheHomeAloneWhenNothingIsProtected)
+{
+    const auto planned = argv_for(protected_layout());
+    EXPECT_EQ(bind_from_descriptors(planned, {}), Argv(planned.begin(), planned.end()));
 }
