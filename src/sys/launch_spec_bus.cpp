@@ -16,15 +16,20 @@ ClaimReply to_claim_reply(const core::LaunchSpecWire& wire)
     for (const auto& dir : wire.checked_dirs) {
         checked.emplace_back(dir.path, dir.device, dir.inode);
     }
-    return {wire.bwrap_argv,   wire.environment,     std::move(rules),   wire.kill_foreign_abis, wire.dirs_base,
-            wire.private_dirs, wire.admission_queue, std::move(checked), wire.gateway_port};
+    std::vector<ProtectedPathBus> protected_paths;
+    for (const auto& path : wire.protected_paths) {
+        protected_paths.emplace_back(path.relative, path.directory);
+    }
+    return {wire.bwrap_argv,   wire.environment,    std::move(rules),          wire.kill_foreign_abis,
+            wire.dirs_base,    wire.private_dirs,   wire.admission_queue,      std::move(checked),
+            wire.gateway_port, wire.protected_base, std::move(protected_paths)};
 }
 
 core::LaunchSpecWire from_claim_reply(const ClaimReply& reply)
 {
     core::LaunchSpecWire wire;
     const auto& [argv, environment, rules, kill_foreign_abis, dirs_base, private_dirs, admission_queue, checked,
-                 gateway_port] = reply;
+                 gateway_port, protected_base, protected_paths] = reply;
     wire.bwrap_argv = argv;
     wire.environment = environment;
     for (const auto& rule : rules) {
@@ -42,6 +47,10 @@ core::LaunchSpecWire from_claim_reply(const ClaimReply& reply)
         wire.checked_dirs.push_back({dir.get<0>(), dir.get<1>(), dir.get<2>()});
     }
     wire.gateway_port = gateway_port;
+    wire.protected_base = protected_base;
+    for (const auto& path : protected_paths) {
+        wire.protected_paths.push_back({path.get<0>(), path.get<1>()});
+    }
     return wire;
 }
 

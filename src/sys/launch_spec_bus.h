@@ -21,12 +21,16 @@ using SyscallRuleBus = sdbus::Struct<std::string, std::int32_t, std::vector<Argu
 // a(stt): (path, device, inode).
 using CheckedDirBus = sdbus::Struct<std::string, std::uint64_t, std::uint64_t>;
 
+// a(sb): (relative path, is a directory).
+using ProtectedPathBus = sdbus::Struct<std::string, bool>;
+
 // (bwrap_argv, environment, denied_syscalls, kill_foreign_abis, dirs_base,
-//  private_dirs, admission_queue, checked_dirs, gateway_port): what the
-// generated adaptor returns and the generated proxy gives back.
-using ClaimReply =
-    std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<SyscallRuleBus>, bool, std::string,
-               std::vector<std::string>, std::string, std::vector<CheckedDirBus>, std::uint16_t>;
+//  private_dirs, admission_queue, checked_dirs, gateway_port,
+//  protected_base, protected_paths): what the generated adaptor returns and
+// the generated proxy gives back.
+using ClaimReply = std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<SyscallRuleBus>, bool,
+                              std::string, std::vector<std::string>, std::string, std::vector<CheckedDirBus>,
+                              std::uint16_t, std::string, std::vector<ProtectedPathBus>>;
 
 // The reply object of the helper's asynchronous Claim handler.
 template <typename Tuple> struct ResultFor;

@@ -22,6 +22,8 @@ core::LaunchSpecWire full_wire()
     wire.admission_queue = "native-runtime/admission/claude";
     wire.checked_dirs = {{"/srv/work", 7, 8}};
     wire.gateway_port = 8080;
+    wire.protected_base = "/var/lib/nr/native-runtime/alice/home";
+    wire.protected_paths = {{".claude/settings.json", false}, {".claude/hooks", true}};
     return wire;
 }
 
@@ -33,7 +35,7 @@ TEST(AClaimReply, CarriesTheWireUnchangedThroughTheBusTypes)
     EXPECT_EQ(sys::from_claim_reply(sys::to_claim_reply(wire)), wire);
 }
 
-// The order of dbus/org.metis.NativeRuntime1.xml's Claim out arguments.
+// The order of dbus/org.metis.NativeRuntime1.Launcher.xml's Claim out arguments.
 TEST(AClaimReply, PutsEachFieldAtItsArgumentPosition)
 {
     const auto wire = full_wire();
@@ -51,4 +53,10 @@ TEST(AClaimReply, PutsEachFieldAtItsArgumentPosition)
     EXPECT_EQ(std::get<7>(reply)[0].get<0>(), "/srv/work");
     EXPECT_EQ(std::get<7>(reply)[0].get<2>(), 8U);
     EXPECT_EQ(std::get<8>(reply), 8080U);
+    EXPECT_EQ(std::get<9>(reply), wire.protected_base);
+    ASSERT_EQ(std::get<10>(reply).size(), 2U);
+    EXPECT_EQ(std::get<10>(reply)[0].get<0>(), ".claude/settings.json");
+    EXPECT_FALSE(std::get<10>(reply)[0].get<1>());
+    EXPECT_EQ(std::get<10>(reply)[1].get<0>(), ".claude/hooks");
+    EXPECT_TRUE(std::get<10>(reply)[1].get<1>());
 }
