@@ -18,6 +18,7 @@
 #include "sys/journal_writer.h"
 #include "sys/landlock_scope.h"
 #include "sys/netns_listener.h"
+#include "sys/protected_paths.h"
 #include "sys/safe_dirs.h"
 #include "sys/sealed_memfd.h"
 #include "sys/seccomp_filter.h"
@@ -105,6 +106,13 @@ int main(int argc, char** argv)
             checked.push_back(nr::sys::open_checked_directory(dir));
             descriptors.read_write[dir.path] = checked.back().get();
         }
+        // The same for protected home paths, which this process creates
+        // and checks itself; nothing beneath the home is mounted by name.
+        auto protected_mounts = nr::sys::open_protected_paths(spec.protected_paths);
+        nr::sys::add_protected_descriptors(spec.protected_paths, protected_mounts, descriptors);
+        for (auto& mount : protected_mounts) {
+            checked.push_back(std::move(mount.fd));
+        }
         if (network) {
             connect_gateway(command_line, spec, *network);
             network.reset();
@@ -114,7 +122,7 @@ int main(int argc, char** argv)
         const auto seccomp = nr::core::split_supervised(spec.seccomp);
         const auto become_sandbox = [&spec, &seccomp, &checked, &descriptors] {
             for (const auto& fd : checked) {
-                nr::sys::keep_across_exec(fd.get(), "checked directory");
+                nr::sys::keep_across_exec(fd.get(), "checked directory or protected path");
             }
             const auto planned = nr::core::bind_from_descriptors(spec.bwrap_argv, descriptors);
             // After the last bus call: the helper's socket is a path socket, but
