@@ -5,7 +5,8 @@
 // whose message starts with the source name. Any other exception type, a
 // crash, or a broken invariant is a finding. An accepted config is then run
 // through plan_session, which must succeed for a plain request and produce a
-// sandbox that mounts nothing the config did not grant; for a gateway
+// sandbox that mounts nothing the config did not grant, with each protected
+// home path read-only over the home; for a gateway
 // adapter, its placeholder token reaches no unit property.
 //
 // Built as a libFuzzer binary with clang (-DNR_FUZZ=ON); the replay test
@@ -16,6 +17,7 @@
 #include "core/ids.h"
 #include "core/launcher_args.h"
 #include "core/path_policy.h"
+#include "core/protected_paths.h"
 #include "core/session_plan.h"
 #include "fuzz_support.h"
 
@@ -93,6 +95,11 @@ void check_config(const Config& c)
         for (const auto& grant : profile.read_only_paths) {
             require_grant(c, grant, "adapter grant");
         }
+        try {
+            check_protected_paths(profile.protected_home_paths);
+        } catch (const Error& e) {
+            require(false, std::string("protected home paths keep their rules: ") + e.what());
+        }
         require(profile.network == NetworkMode::Gateway || profile.egress == EgressPolicy{},
                 "only gateway adapters have an egress policy");
         for (const auto& route : profile.egress.providers) {
@@ -155,26 +162,52 @@ void check_plan(const Config& c)
 
     std::vector<std::string> granted = c.read_only_paths;
     granted.insert(granted.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
+    // Protected home paths are read-only mounts in the home, and the
+    // directories on the way to them writable binds onto themselves.
+    std::vector<std::string> protected_paths;
+    for (const auto& path : adapter.protected_home_paths) {
+        protected_paths.push_back(join_path(plan.home, path.relative));
+    }
+    std::vector<std::string> writable_paths{plan.home, plan.workspace};
+    for (const auto& ancestor : protected_ancestors(adapter.protected_home_paths)) {
+        writable_paths.push_back(join_path(plan.home, ancestor));
+    }
+    const auto expected_writable = writable_paths.size() + plan.session_dirs.size();
+    auto listed = [](const std::vector<std::string>& paths, const std::string& path) {
+        return std::find(paths.begin(), paths.end(), path) != paths.end();
+    };
     std::size_t writable = 0;
+    std::size_t protected_mounts = 0;
+    bool home_mounted = false;
     for (auto it = argv.begin(); it < sep; ++it) {
         if (*it == "--ro-bind") {
             require(it + 2 < sep && *(it + 1) == *(it + 2), "--ro-bind maps a path onto itself");
-            require(std::find(granted.begin(), granted.end(), *(it + 1)) != granted.end(),
-                    "only granted paths are mounted read-only: " + *(it + 1));
+            const bool is_protected = listed(protected_paths, *(it + 1));
+            require(listed(granted, *(it + 1)) || is_protected,
+                    "only granted and protected paths are mounted read-only: " + *(it + 1));
+            require(!is_protected || home_mounted, "a protected path is mounted after the home");
+            protected_mounts += is_protected ? 1 : 0;
             it += 2;
         } else if (*it == "--bind") {
             require(it + 2 < sep && *(it + 1) == *(it + 2), "--bind maps a path onto itself");
-            require(*(it + 1) == plan.home || *(it + 1) == plan.workspace,
-                    "only home and workspace are writable: " + *(it + 1));
-            require(path_is_within(*(it + 1), c.data_dir + "/native-runtime/owner"),
+            const bool session_dir = listed(plan.session_dirs, *(it + 1));
+            require(listed(writable_paths, *(it + 1)) || session_dir,
+                    "only home, workspace, session directories and the way to protected paths are writable: " +
+                        *(it + 1));
+            require(session_dir || path_is_within(*(it + 1), c.data_dir + "/native-runtime/owner"),
                     "writable paths are inside the owner tree");
+            home_mounted = home_mounted || *(it + 1) == plan.home;
             ++writable;
             it += 2;
         } else if (it->starts_with("--") && (it->find("bind") != std::string::npos || *it == "--overlay-src")) {
             require(false, "no other kind of host mount: " + *it);
         }
     }
-    require(writable == 2, "home and workspace are both mounted writable");
+    require(writable == expected_writable, "home, workspace and every other writable path are mounted once");
+    require(protected_mounts == protected_paths.size(), "every protected path is mounted read-only once");
+    require(plan.launch.protected_paths.paths == adapter.protected_home_paths &&
+                plan.launch.protected_paths.base == (protected_paths.empty() ? "" : plan.home),
+            "the launch spec carries the adapter's protected paths relative to the home");
 
     const auto* exec = find_property(plan.properties, "ExecStart");
     require(exec != nullptr, "ExecStart is set");

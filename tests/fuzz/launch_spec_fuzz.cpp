@@ -8,6 +8,8 @@
 //   argv TEXT | env TEXT | base TEXT | dir TEXT | queue TEXT | kill 0|1
 //   rule NAME ERRNO [INDEX MASK VALUE]...   checked DEVICE INODE PATH
 //   port NUMBER (gateway_port, 0-65535)
+//   pbase TEXT (protected_base) | protect TEXT | protectdir TEXT
+//   (a protected path naming a file or a directory)
 // (numbers in decimal; TEXT and PATH are the rest of the line, any bytes).
 // Lines that do not parse are skipped: the decoder then sees fewer fields.
 //
@@ -15,7 +17,9 @@
 // wire encodes back to itself exactly, and the spec keeps the invariants
 // the launcher relies on (an absolute bwrap, errno within 1..4095, at most
 // one condition per rule on argument 0-5 whose value fits its mask,
-// canonical relative private directories and queue, NAME=VALUE entries).
+// canonical relative private directories and queue, NAME=VALUE entries,
+// at most 64 distinct, non-nested, canonical protected paths under an
+// absolute base).
 
 #include "core/error.h"
 #include "core/launch_spec.h"
@@ -116,6 +120,10 @@ LaunchSpecWire wire_from(std::string_view text)
             add_checked(wire, rest);
         } else if (tag == "port") {
             (void)number(rest, wire.gateway_port);
+        } else if (tag == "pbase") {
+            wire.protected_base = std::string(rest);
+        } else if (tag == "protect" || tag == "protectdir") {
+            wire.protected_paths.push_back({std::string(rest), tag == "protectdir"});
         }
     }
     return wire;
@@ -151,6 +159,20 @@ void check_accepted(const LaunchSpecWire& wire, const LaunchSpec& spec)
             "the queue is a canonical relative path");
     for (const auto& dir : spec.checked_dirs) {
         require(dir.path.starts_with('/'), "checked directories are absolute");
+    }
+    const auto& protection = spec.protected_paths;
+    require(protection.paths.size() <= kMaxProtectedPaths, "at most 64 protected paths");
+    require(protection.paths.empty() == protection.base.empty(), "a protected base exactly when there are paths");
+    require(protection.base.empty() || protection.base.starts_with('/'), "the protected base is absolute");
+    for (std::size_t i = 0; i < protection.paths.size(); ++i) {
+        const auto& path = protection.paths[i].relative;
+        require(canonical_relative(path) && path.size() <= kMaxProtectedPathLength,
+                "protected paths are canonical relative paths within the bound");
+        for (std::size_t j = 0; j < i; ++j) {
+            const auto& other = protection.paths[j].relative;
+            require(!path.starts_with(other + "/") && !other.starts_with(path + "/") && path != other,
+                    "no protected path is listed twice or lies beneath another");
+        }
     }
 }
 
