@@ -70,6 +70,12 @@ void check_protected_paths(const std::vector<ProtectedPath>& paths)
             }
         }
     }
+    const auto mounts = paths.size() + protected_ancestors(paths).size();
+    if (mounts > kMaxProtectedMounts) {
+        fail(ErrorKind::InvalidPath, "protected home paths and the directories on the way to them are " +
+                                         std::to_string(mounts) + " mounts, more than " +
+                                         std::to_string(kMaxProtectedMounts));
+    }
 }
 
 std::vector<std::string> protected_ancestors(const std::vector<ProtectedPath>& paths)

@@ -35,6 +35,9 @@ struct ProtectedPaths {
 // bwrap starts; the bounds keep a config from asking for thousands.
 inline constexpr std::size_t kMaxProtectedPaths = 64;
 inline constexpr std::size_t kMaxProtectedPathLength = 1024;
+// The paths and the directories on the way to them, together: each is a
+// mount, and deep paths could otherwise ask for thousands.
+inline constexpr std::size_t kMaxProtectedMounts = 128;
 
 // ".claude/settings.json" -> a file; ".claude/hooks/" -> a directory (the
 // one trailing '/' says so). Refused with Error(InvalidPath): longer than
@@ -49,9 +52,10 @@ ProtectedPath parse_protected_path(std::string_view entry);
 std::string protected_path_text(const ProtectedPath& path);
 
 // The rules across a list: at most kMaxProtectedPaths entries, each a
-// canonical relative path of at most kMaxProtectedPathLength bytes, and
-// none equal to or beneath another (a path beneath a protected directory is
-// protected already; a path beneath a protected file cannot exist).
+// canonical relative path of at most kMaxProtectedPathLength bytes, none
+// equal to or beneath another (a path beneath a protected directory is
+// protected already; a path beneath a protected file cannot exist), and at
+// most kMaxProtectedMounts paths and directories on the way together.
 // Refused with Error(InvalidPath) naming the entries.
 void check_protected_paths(const std::vector<ProtectedPath>& paths);
 

@@ -115,6 +115,26 @@ TEST(AListAtTheCountBound, IsAcceptedAndOneMoreIsRefused)
     EXPECT_THAT(e->what(), HasSubstr("more than 64"));
 }
 
+TEST(ProtectedPathsNeedingMoreMountsThanTheBound, AreRefused)
+{
+    // Each entry 15 directories deep on its own branch: 16 mounts apiece.
+    std::vector<ProtectedPath> paths;
+    auto deep = [](std::size_t branch) {
+        std::string path = "b" + std::to_string(branch);
+        for (int depth = 1; depth < 16; ++depth) {
+            path += "/d";
+        }
+        return ProtectedPath{path, false};
+    };
+    for (std::size_t branch = 0; branch < kMaxProtectedMounts / 16; ++branch) {
+        paths.push_back(deep(branch));
+    }
+    EXPECT_NO_THROW(check_protected_paths(paths));
+    paths.push_back({"one-more", false});
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, check_protected_paths(paths));
+    EXPECT_THAT(e->what(), HasSubstr("129 mounts, more than 128"));
+}
+
 TEST(AListWithANonCanonicalEntry, IsRefusedAsAWhole)
 {
     NR_EXPECT_REFUSED(dots, ErrorKind::InvalidPath, check_protected_paths({{".bashrc", false}, {"a/../b", false}}));
