@@ -773,6 +773,25 @@ std::uint64_t parse_byte_size(std::string_view text)
     return value * multiplier;
 }
 
+namespace {
+
+// Checked once every adapter is read: the union is what sessions get.
+void merge_owner_protection(const ConfigReader& r, const Node& root, Config& config)
+{
+    std::vector<std::vector<ProtectedPath>> lists;
+    for (const auto& [name, profile] : config.adapters) {
+        lists.push_back(profile.protected_home_paths);
+    }
+    try {
+        config.protected_home_paths = merge_protected_paths(lists);
+    } catch (const Error& e) {
+        r.error_at(root["adapters"], "adapters",
+                   std::string("the protected_home_paths of all adapters together: ") + e.what());
+    }
+}
+
+} // namespace
+
 Config parse_config(std::string_view yaml_text, std::string_view source)
 {
     const ConfigReader r(source);
@@ -818,6 +837,7 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
         r.error_at(root["data_dir"], "data_dir", "must not be /");
     }
     check_forbidden_env(r, root, config);
+    merge_owner_protection(r, root, config);
     // An adapter's limits apply over the global ones, which may come later
     // in the file, so they are read once everything else is.
     for (auto& [name, profile] : config.adapters) {

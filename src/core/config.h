@@ -104,6 +104,10 @@ struct Config {
     SessionLimits limits;
     OwnerLimits owner_limits;
     std::map<std::string, AdapterProfile, std::less<>> adapters;
+    // Every adapter's protected_home_paths together: what every session
+    // gets protected, since all sessions of an owner share one home
+    // (core/protected_paths.h, merge_protected_paths).
+    std::vector<ProtectedPath> protected_home_paths;
     FileOperations files;
     // The file snapshot dir shared by the application's units (mode 2770);
     // empty when not configured. The late drop-in grants it to app units.

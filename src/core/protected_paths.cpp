@@ -4,6 +4,7 @@
 #include "core/path_policy.h"
 #include "core/relative_path.h"
 
+#include <algorithm>
 #include <set>
 
 namespace nr::core {
@@ -76,6 +77,37 @@ void check_protected_paths(const std::vector<ProtectedPath>& paths)
                                          std::to_string(mounts) + " mounts, more than " +
                                          std::to_string(kMaxProtectedMounts));
     }
+}
+
+std::vector<ProtectedPath> merge_protected_paths(const std::vector<std::vector<ProtectedPath>>& lists)
+{
+    std::vector<ProtectedPath> all;
+    for (const auto& list : lists) {
+        all.insert(all.end(), list.begin(), list.end());
+    }
+    // A directory sorts before everything beneath it, so one pass keeps
+    // the outermost of each nest.
+    std::stable_sort(all.begin(), all.end(),
+                     [](const ProtectedPath& a, const ProtectedPath& b) { return a.relative < b.relative; });
+    std::vector<ProtectedPath> merged;
+    for (const auto& path : all) {
+        require_canonical(path.relative);
+        if (!merged.empty() && merged.back().relative == path.relative) {
+            if (merged.back().directory != path.directory) {
+                fail(ErrorKind::InvalidPath, std::string(kWhat) + " " + path.relative +
+                                                 " is a file for one adapter and a directory for another");
+            }
+            continue;
+        }
+        const auto covered = std::any_of(merged.begin(), merged.end(), [&path](const ProtectedPath& kept) {
+            return kept.directory && path_is_within(path.relative, kept.relative);
+        });
+        if (!covered) {
+            merged.push_back(path);
+        }
+    }
+    check_protected_paths(merged);
+    return merged;
 }
 
 std::vector<std::string> protected_ancestors(const std::vector<ProtectedPath>& paths)

@@ -59,6 +59,17 @@ std::string protected_path_text(const ProtectedPath& path);
 // Refused with Error(InvalidPath) naming the entries.
 void check_protected_paths(const std::vector<ProtectedPath>& paths);
 
+// What every session of an owner gets protected: the union of every
+// adapter's list. The home is shared by all of the owner's sessions, of any
+// adapter, so a path one client reads as code must be read-only in the
+// sessions of all the others too (a session without it could write it, or
+// rename a directory above it while another session runs). An entry beneath
+// a protected directory is covered by it and dropped; the same path listed
+// as a file by one adapter and a directory by another is refused, and so is
+// a union beyond the bounds of check_protected_paths (Error(InvalidPath)).
+// Sorted by path.
+std::vector<ProtectedPath> merge_protected_paths(const std::vector<std::vector<ProtectedPath>>& lists);
+
 // The directories strictly between the base and each protected path, each
 // once and every parent before its children: ".claude/settings.json" and
 // ".config/gh/hosts.yml" give ".claude", ".config", ".config/gh".

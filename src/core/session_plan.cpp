@@ -146,15 +146,17 @@ std::vector<std::string> owner_session_dirs(const Config& config, const AdapterP
 // the home's own bind. A provider session directory overlapping one would
 // either be mounted writable over it or be a second mount of the same
 // directory, so it is refused.
-ProtectedPaths protect_home_paths(const AdapterProfile& adapter, const std::string& home,
+// Every adapter's paths, not only this one's: the home is the owner's,
+// whatever adapter a session runs (Config::protected_home_paths).
+ProtectedPaths protect_home_paths(const Config& config, const std::string& home,
                                   const std::vector<std::string>& session_dirs, SandboxLayout& layout)
 {
     ProtectedPaths protection;
-    if (adapter.protected_home_paths.empty()) {
+    if (config.protected_home_paths.empty()) {
         return protection;
     }
     protection.base = home;
-    protection.paths = adapter.protected_home_paths;
+    protection.paths = config.protected_home_paths;
     for (const auto& path : protection.paths) {
         const auto mounted = join_path(home, path.relative);
         for (const auto& dir : session_dirs) {
@@ -338,7 +340,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     refuse_admission_overlap(config.data_dir, plan.session_dirs);
     layout.read_write = {plan.home, plan.workspace};
     layout.read_write.insert(layout.read_write.end(), plan.session_dirs.begin(), plan.session_dirs.end());
-    plan.launch.protected_paths = protect_home_paths(adapter, plan.home, plan.session_dirs, layout);
+    plan.launch.protected_paths = protect_home_paths(config, plan.home, plan.session_dirs, layout);
     layout.symlinks = host.root_symlinks;
     layout.working_dir = plan.workspace;
     const auto& limits = adapter.limits ? *adapter.limits : config.limits;

@@ -89,3 +89,22 @@ TEST(ProtectedHomePathsOfTheWrongType, AreRefused)
     EXPECT_CONFIG_ERROR(nr::test::minimal_config() + "    protected_home_paths: .bashrc\n", 8, kKey, "expected a list");
     EXPECT_CONFIG_ERROR(with_entries("      - [a, b]\n"), 9, kKey, "expected a string");
 }
+
+TEST(EveryAdaptersProtectedHomePaths, AreProtectedTogetherForEverySession)
+{
+    const auto c = parse(with_entries("      - .claude/settings.json\n      - .bashrc\n") +
+                         "  codex:\n"
+                         "    executable: /usr/bin/codex\n"
+                         "    protected_home_paths: [.codex/config.toml, .bashrc]\n");
+    EXPECT_THAT(c.protected_home_paths,
+                ElementsAre(ProtectedPath{".bashrc", false}, ProtectedPath{".claude/settings.json", false},
+                            ProtectedPath{".codex/config.toml", false}));
+}
+
+TEST(APathThatOneAdapterProtectsAsAFileAndAnotherAsADirectory, IsRefused)
+{
+    EXPECT_CONFIG_ERROR(with_entries("      - .claude/agents\n") + "  codex:\n"
+                                                                   "    executable: /usr/bin/codex\n"
+                                                                   "    protected_home_paths: [.claude/agents/]\n",
+                        6, "adapters", "a file for one adapter and a directory for another");
+}

@@ -30,6 +30,8 @@ Config config(const std::vector<std::string>& entries)
     for (const auto& entry : entries) {
         c.adapters.at("claude").protected_home_paths.push_back(parse_protected_path(entry));
     }
+    // What parse_config does once every adapter is read.
+    c.protected_home_paths = merge_protected_paths({c.adapters.at("claude").protected_home_paths});
     return c;
 }
 
@@ -104,17 +106,17 @@ TEST(TheLaunchSpec, CarriesTheProtectedPathsRelativeToTheHome)
     EXPECT_EQ(p.launch.protected_paths.base, kHome);
     EXPECT_EQ(p.launch.protected_paths.base, p.home);
     EXPECT_THAT(p.launch.protected_paths.paths,
-                ElementsAre(ProtectedPath{".claude/settings.json", false}, ProtectedPath{".claude/hooks", true}));
+                ElementsAre(ProtectedPath{".claude/hooks", true}, ProtectedPath{".claude/settings.json", false}));
 }
 
-TEST(AnotherAdaptersProtectedPaths, AreNotThisSessions)
+TEST(AnotherAdaptersProtectedPaths, AreProtectedInThisSessionTooBecauseTheHomeIsTheOwners)
 {
     auto r = request();
     r.adapter = "codex";
     r.argv = {"codex"};
     const auto p = plan(config({".claude/settings.json"}), r);
-    EXPECT_EQ(p.launch.protected_paths, ProtectedPaths{});
-    EXPECT_THAT(p.launch.bwrap_argv, ::testing::Not(::testing::Contains(home(".claude/settings.json"))));
+    EXPECT_THAT(p.launch.protected_paths.paths, ElementsAre(ProtectedPath{".claude/settings.json", false}));
+    EXPECT_THAT(mounts_of(p.launch.bwrap_argv), ::testing::Contains("--ro-bind " + home(".claude/settings.json")));
 }
 
 TEST(ASessionDirectoryOverlappingAProtectedPath, IsRefused)

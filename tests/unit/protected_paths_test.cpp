@@ -153,3 +153,52 @@ TEST(ProtectedPathsDirectlyInTheHome, HaveNoDirectoryOnTheWay)
 {
     EXPECT_THAT(protected_ancestors(list_of({".bashrc", ".claude/"})), IsEmpty());
 }
+
+namespace {
+
+std::vector<ProtectedPath> paths(const std::vector<std::string>& entries)
+{
+    std::vector<ProtectedPath> out;
+    for (const auto& entry : entries) {
+        out.push_back(parse_protected_path(entry));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(TheOwnersProtectedPaths, AreEveryAdaptersTogetherSortedAndOnce)
+{
+    const auto merged =
+        merge_protected_paths({paths({".claude/settings.json", ".bashrc"}), paths({".codex/config.toml", ".bashrc"})});
+    EXPECT_EQ(merged, paths({".bashrc", ".claude/settings.json", ".codex/config.toml"}));
+}
+
+TEST(AnAdaptersPathBeneathAnotherAdaptersProtectedDirectory, IsCoveredByIt)
+{
+    EXPECT_EQ(merge_protected_paths({paths({".claude/hooks/run.sh"}), paths({".claude/hooks/"})}),
+              paths({".claude/hooks/"}));
+}
+
+TEST(APathThatIsAFileForOneAdapterAndADirectoryForAnother, IsRefused)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({paths({".claude/x"}), paths({".claude/x/"})}));
+    EXPECT_THAT(e->what(), ::testing::HasSubstr(".claude/x is a file for one adapter and a directory for another"));
+}
+
+TEST(AFileOfOneAdapterWithAPathBeneathItInAnother, IsRefused)
+{
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({paths({".x"}), paths({".x/y"})}));
+}
+
+TEST(TheOwnersProtectedPathsBeyondTheCountBound, AreRefusedTogether)
+{
+    std::vector<std::string> first;
+    std::vector<std::string> second;
+    for (std::size_t i = 0; i < kMaxProtectedPaths; ++i) {
+        (i % 2 == 0 ? first : second).push_back(".f" + std::to_string(i));
+    }
+    EXPECT_EQ(merge_protected_paths({paths(first), paths(second)}).size(), kMaxProtectedPaths);
+    second.emplace_back(".one-more");
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({paths(first), paths(second)}));
+}
