@@ -21,31 +21,37 @@ std::string workspace_of(const std::string& owner, const std::string& chat)
     return std::string(kDataDir) + "/native-runtime/" + owner + "/chats/" + chat + "/workspace";
 }
 
+std::vector<std::string> codex_config(const ModelEndpoint& endpoint)
+{
+    return {"-c",
+            "model_provider=mock",
+            "-c",
+            "model_providers.mock={name=\"mock\",base_url=\"" + endpoint.base_url() +
+                "/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\","
+                "request_max_retries=0,stream_max_retries=0}",
+            "-c",
+            "sandbox_mode=\"workspace-write\"",
+            "-c",
+            "analytics.enabled=false",
+            "-c",
+            "features.plugins=false"};
+}
+
 std::vector<std::string> codex_exec(const ModelEndpoint& endpoint, const std::string& prompt,
                                     const std::vector<std::string>& config)
 {
-    std::vector<std::string> argv{"codex",
-                                  "exec",
-                                  "--skip-git-repo-check",
-                                  "-c",
-                                  "model_provider=mock",
-                                  "-c",
-                                  "model_providers.mock={name=\"mock\",base_url=\"" + endpoint.base_url() +
-                                      "/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\","
-                                      "request_max_retries=0,stream_max_retries=0}",
-                                  "-c",
-                                  "analytics.enabled=false",
-                                  "-c",
-                                  "features.plugins=false"};
+    std::vector<std::string> argv{"codex", "exec", "--skip-git-repo-check"};
+    const auto defaults = codex_config(endpoint);
+    argv.insert(argv.end(), defaults.begin(), defaults.end());
     argv.insert(argv.end(), config.begin(), config.end());
     argv.push_back(prompt);
     return argv;
 }
 
-std::vector<std::string> claude_print(const std::string& prompt, const std::vector<std::string>& extra)
+std::vector<std::string> claude_print(const std::string& prompt, const std::vector<std::string>& extra,
+                                      const char* settings)
 {
-    std::vector<std::string> argv{
-        "claude", "-p", prompt, "--allowedTools", "Bash", "--settings", R"({"sandbox":{"enabled":false}})"};
+    std::vector<std::string> argv{"claude", "-p", prompt, "--allowedTools", "Bash", "--settings", settings};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
 }

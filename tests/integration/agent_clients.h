@@ -15,14 +15,25 @@ std::string random_key(const std::string& prefix);
 std::string home_of(const std::string& owner);
 std::string workspace_of(const std::string& owner, const std::string& chat);
 
-// `codex exec` pointed at the endpoint; `config` adds -c settings after the
-// defaults (a later -c of the same key wins).
+// Codex's -c settings for the endpoint: the mock provider speaks the
+// Responses API with the key from OPENAI_API_KEY, Codex's own sandbox may
+// write the workspace only, and nothing is looked up on public hosts.
+std::vector<std::string> codex_config(const ModelEndpoint& endpoint);
+
+// `codex exec` with codex_config; `config` adds -c settings after it (a
+// later -c of the same key wins).
 std::vector<std::string> codex_exec(const ModelEndpoint& endpoint, const std::string& prompt,
                                     const std::vector<std::string>& config = {});
 
-// `claude -p` with only the Bash tool allowed and Claude's own sandbox off
-// (docs/adapters.md: it cannot start in a session).
-std::vector<std::string> claude_print(const std::string& prompt, const std::vector<std::string>& extra = {});
+// Claude's own Bash sandbox (sandbox-runtime) stays off by default: it
+// cannot start in a session (it listens on a unix socket, which the session
+// refuses), and after that failure Claude runs later commands without it
+// (docs/adapters.md).
+inline constexpr const char* kClaudeSandboxOff = R"({"sandbox":{"enabled":false}})";
+
+// `claude -p` with only the Bash tool allowed and `settings`.
+std::vector<std::string> claude_print(const std::string& prompt, const std::vector<std::string>& extra = {},
+                                      const char* settings = kClaudeSandboxOff);
 
 // One turn of `adapter` in (owner, chat) as the worker, with the endpoint's key.
 Outcome codex_turn_with(const std::string& owner, const std::string& chat, const std::string& adapter,

@@ -10,6 +10,7 @@
 // Each test prints a transcript (what the endpoint was sent and answered,
 // what the worker received), so the evidence is in the test log.
 
+#include "agent_clients.h"
 #include "fixture.h"
 #include "model_endpoint.h"
 
@@ -19,7 +20,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
 #include <regex>
 #include <sstream>
 #include <sys/stat.h>
@@ -29,12 +29,6 @@ using namespace nr::itest;
 namespace {
 
 constexpr const char* kWriteAndRead = "TURN-WRITE";
-
-std::string random_key(const std::string& prefix)
-{
-    std::random_device device;
-    return prefix + std::to_string(device()) + std::to_string(device());
-}
 
 bool contains(const std::string& text, const std::string& part)
 {
@@ -47,16 +41,6 @@ std::string read_file(const std::string& path)
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-std::string home_of(const std::string& owner)
-{
-    return std::string(kDataDir) + "/native-runtime/" + owner + "/home";
-}
-
-std::string workspace_of(const std::string& owner, const std::string& chat)
-{
-    return std::string(kDataDir) + "/native-runtime/" + owner + "/chats/" + chat + "/workspace";
 }
 
 uid_t uid_of(const std::string& user)
@@ -84,35 +68,6 @@ void expect_all_authorized(const ModelEndpoint& endpoint)
 }
 
 // --- Codex --------------------------------------------------------------
-
-// `codex exec` against the endpoint: the mock provider speaks the Responses
-// API, the key comes from OPENAI_API_KEY (forwarded by the worker), Codex's
-// own sandbox gets write access to the workspace only, and nothing is looked
-// up on public hosts.
-std::vector<std::string> codex_config(const ModelEndpoint& endpoint)
-{
-    return {"-c",
-            "model_provider=mock",
-            "-c",
-            "model_providers.mock={name=\"mock\",base_url=\"" + endpoint.base_url() +
-                "/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\","
-                "request_max_retries=0,stream_max_retries=0}",
-            "-c",
-            "sandbox_mode=\"workspace-write\"",
-            "-c",
-            "analytics.enabled=false",
-            "-c",
-            "features.plugins=false"};
-}
-
-std::vector<std::string> codex_exec(const ModelEndpoint& endpoint, const std::string& prompt)
-{
-    std::vector<std::string> argv{"codex", "exec", "--skip-git-repo-check"};
-    const auto config = codex_config(endpoint);
-    argv.insert(argv.end(), config.begin(), config.end());
-    argv.push_back(prompt);
-    return argv;
-}
 
 std::vector<std::string> codex_resume(const ModelEndpoint& endpoint, const std::string& id, const std::string& prompt)
 {
@@ -151,22 +106,8 @@ std::string codex_session_id(const std::string& err)
 
 // --- Claude Code ----------------------------------------------------------
 
-// Claude's own Bash sandbox (sandbox-runtime) stays off: it cannot start in
-// a session (it listens on a unix socket, which the session refuses), and
-// after that failure Claude runs later commands without it. Off by
-// configuration, every command runs in the session's boundary alone, the
-// same way every time (docs/adapters.md).
-constexpr const char* kClaudeSandboxOff = R"({"sandbox":{"enabled":false}})";
 constexpr const char* kClaudeSandboxOn =
     R"({"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true,"allowUnsandboxedCommands":false}})";
-
-std::vector<std::string> claude_print(const std::string& prompt, const std::vector<std::string>& extra = {},
-                                      const char* settings = kClaudeSandboxOff)
-{
-    std::vector<std::string> argv{"claude", "-p", prompt, "--allowedTools", "Bash", "--settings", settings};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return argv;
-}
 
 Outcome claude_turn(const std::string& owner, const std::string& chat, const ModelEndpoint& endpoint,
                     const std::vector<std::string>& command, std::vector<std::string> extra_env = {})
