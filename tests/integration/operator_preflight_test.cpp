@@ -2,7 +2,9 @@
 // read-only grant made writable by the worker fails the immutable-code
 // check, both in `native-runtimectl preflight` and in the helper's gate. An
 // adapter that hands its host-network sessions a provider key gets a
-// warning that does not fail preflight.
+// warning that does not fail preflight. The shipped Claude Code and Codex
+// profiles, as the package installs them, load with the harness config and
+// pass preflight.
 
 #include "fixture.h"
 
@@ -10,6 +12,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
 
 using namespace nr::itest;
 
@@ -74,6 +79,25 @@ std::string app_with_dropin()
     const auto install = run({kCtl, "install-dropins", "--unit", unit});
     EXPECT_EQ(install.status, 0) << install.err;
     return unit;
+}
+
+const std::string kShippedProfiles = "/usr/share/doc/native-runtime/examples/adapters/";
+
+// A shipped profile file as the package installs it, each profile renamed
+// shipped-<name> and indented under `adapters:`, with the test clients'
+// install prefix for /opt/agents/.
+std::string shipped_profiles(const std::string& file)
+{
+    std::stringstream in(read_file(kShippedProfiles + file));
+    std::string out;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line.front() == '#') {
+            continue;
+        }
+        line = std::regex_replace(line, std::regex("/opt/agents/"), "/opt/native-runtime-test-clients/");
+        out += (line.front() == ' ' ? "  " : "  shipped-") + line + "\n";
+    }
+    return out;
 }
 
 void stop_helper()
@@ -237,4 +261,33 @@ TEST(TheHelpersGate, RefusesSessionsWhileAPreflightCheckFails)
     EXPECT_EQ(admitted.status, 0) << admitted.err;
     EXPECT_EQ(admitted.out, "ran\n");
     std::filesystem::remove_all(kGrant);
+}
+
+TEST(TheShippedClaudeCodeAndCodexProfiles, LoadWithTheHarnessConfigAndPassPreflight)
+{
+    const auto unit = app_with_dropin();
+    auto text = read_file(kConfig);
+    const std::string anchor = "\nadapters:\n";
+    const auto at = text.find(anchor);
+    ASSERT_NE(at, std::string::npos) << "the harness config has adapters";
+    text.insert(at + anchor.size(), shipped_profiles("claude.yaml") + shipped_profiles("codex.yaml"));
+    const std::string config = "/etc/native-runtime/preflight-shipped.yaml";
+    write_file(config, text);
+    const auto env = with_env({"NATIVE_RUNTIME_CONFIG=" + config});
+
+    const auto outcome = run({kCtl, "preflight", "--unit", unit}, env);
+    std::cout << outcome.out;
+    EXPECT_EQ(outcome.status, 0) << outcome.out << outcome.err;
+    for (const auto* profile : {"shipped-claude ", "shipped-codex "}) {
+        EXPECT_EQ(outcome.out.find(std::string("adapter ") + profile), std::string::npos)
+            << "the gateway profile gets no warning: " << profile << "\n"
+            << outcome.out;
+    }
+    for (const auto* profile : {"shipped-claude-host ", "shipped-codex-host "}) {
+        EXPECT_NE(outcome.out.find(std::string("WARN provider-key: adapter ") + profile), std::string::npos)
+            << "control: the host profile is warned about: " << profile << "\n"
+            << outcome.out;
+    }
+    std::filesystem::remove(config);
+    EXPECT_EQ(run({kCtl, "uninstall-dropins", "--unit", unit}).status, 0);
 }
