@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -281,7 +282,27 @@ TEST(TheHostAlternativeOfEachProviderApiClient, IsTheSameClientWithItsKeysOnTheH
         EXPECT_EQ(host.read_only_paths, gateway.read_only_paths);
         EXPECT_EQ(host.session_dirs, gateway.session_dirs);
         EXPECT_EQ(host.nested_userns, gateway.nested_userns);
+        EXPECT_EQ(host.protected_home_paths, gateway.protected_home_paths);
         EXPECT_FALSE(provider_keys_in(host.credential_env).empty());
+    }
+}
+
+TEST(EveryShippedProviderApiProfile, KeepsItsClientsHooksSettingsAndShellStartupFilesReadOnly)
+{
+    const std::map<std::string, std::vector<std::string>> client_code{
+        {"claude", {".claude/settings.json", ".claude/hooks"}},
+        {"acp", {".claude/settings.json", ".claude/hooks"}},
+        {"codex", {".codex/config.toml", ".codex/hooks.json", ".codex/rules"}}};
+    for (const auto& [client, paths] : client_code) {
+        SCOPED_TRACE(client);
+        const auto profile = shipped_profile(client + ".yaml", client);
+        auto expected = paths;
+        expected.insert(expected.end(), {".bashrc", ".profile", ".gitconfig", ".config/git"});
+        for (const auto& path : expected) {
+            EXPECT_TRUE(std::any_of(profile.protected_home_paths.begin(), profile.protected_home_paths.end(),
+                                    [&path](const ProtectedPath& p) { return p.relative == path; }))
+                << path;
+        }
     }
 }
 
