@@ -87,6 +87,11 @@ void check_config(const Config& c)
         require_grant(c, grant, "read-only grant");
     }
     require(!c.adapters.empty(), "there is at least one adapter");
+    try {
+        check_protected_paths(c.protected_home_paths);
+    } catch (const Error& e) {
+        require(false, std::string("the owner's protected home paths keep their rules: ") + e.what());
+    }
     for (const auto& [name, profile] : c.adapters) {
         require(name == profile.name, "adapter key equals its name");
         require(is_valid_id(name), "adapter name is an id");
@@ -99,6 +104,14 @@ void check_config(const Config& c)
             check_protected_paths(profile.protected_home_paths);
         } catch (const Error& e) {
             require(false, std::string("protected home paths keep their rules: ") + e.what());
+        }
+        for (const auto& path : profile.protected_home_paths) {
+            require(std::any_of(c.protected_home_paths.begin(), c.protected_home_paths.end(),
+                                [&path](const ProtectedPath& kept) {
+                                    return kept == path ||
+                                           (kept.directory && path_is_within(path.relative, kept.relative));
+                                }),
+                    "every adapter's protected path is protected for the owner: " + path.relative);
         }
         require(profile.network == NetworkMode::Gateway || profile.egress == EgressPolicy{},
                 "only gateway adapters have an egress policy");
@@ -164,12 +177,13 @@ void check_plan(const Config& c)
     granted.insert(granted.end(), adapter.read_only_paths.begin(), adapter.read_only_paths.end());
     // Protected home paths are read-only mounts in the home, and the
     // directories on the way to them writable binds onto themselves.
+    // They are every adapter's together (the owner's home is shared).
     std::vector<std::string> protected_paths;
-    for (const auto& path : adapter.protected_home_paths) {
+    for (const auto& path : c.protected_home_paths) {
         protected_paths.push_back(join_path(plan.home, path.relative));
     }
     std::vector<std::string> writable_paths{plan.home, plan.workspace};
-    for (const auto& ancestor : protected_ancestors(adapter.protected_home_paths)) {
+    for (const auto& ancestor : protected_ancestors(c.protected_home_paths)) {
         writable_paths.push_back(join_path(plan.home, ancestor));
     }
     const auto expected_writable = writable_paths.size() + plan.session_dirs.size();
@@ -205,9 +219,9 @@ void check_plan(const Config& c)
     }
     require(writable == expected_writable, "home, workspace and every other writable path are mounted once");
     require(protected_mounts == protected_paths.size(), "every protected path is mounted read-only once");
-    require(plan.launch.protected_paths.paths == adapter.protected_home_paths &&
+    require(plan.launch.protected_paths.paths == c.protected_home_paths &&
                 plan.launch.protected_paths.base == (protected_paths.empty() ? "" : plan.home),
-            "the launch spec carries the adapter's protected paths relative to the home");
+            "the launch spec carries the owner's protected paths relative to the home");
 
     const auto* exec = find_property(plan.properties, "ExecStart");
     require(exec != nullptr, "ExecStart is set");
