@@ -358,7 +358,14 @@ TEST(ARunningSessionsMainProcess, IsTheSupervisorNonDumpableWithoutTheLaunchersL
         }))
         << "the unit's main process, bwrap's parent, is " << kSupervisor;
 
-    const auto maps = read_text("/proc/" + main_pid + "/maps");
+    // /proc/PID/exe names the supervisor from its execve on, while ld.so
+    // may still be mapping its libraries (slowest with the sanitizer
+    // runtime): the maps are read once libc is among them.
+    std::string maps;
+    (void)eventually(10, [&] {
+        maps = read_text("/proc/" + main_pid + "/maps");
+        return contains(maps, "libc.so");
+    });
     EXPECT_TRUE(contains(maps, "libc.so")) << "control: its mappings are readable: " << maps;
     std::vector<std::string> absent{"libsystemd", "libsdbus-c++", "libseccomp", "libgcrypt"};
 #if !defined(__SANITIZE_ADDRESS__)
