@@ -154,41 +154,29 @@ TEST(ProtectedPathsDirectlyInTheHome, HaveNoDirectoryOnTheWay)
     EXPECT_THAT(protected_ancestors(list_of({".bashrc", ".claude/"})), IsEmpty());
 }
 
-namespace {
-
-std::vector<ProtectedPath> paths(const std::vector<std::string>& entries)
-{
-    std::vector<ProtectedPath> out;
-    for (const auto& entry : entries) {
-        out.push_back(parse_protected_path(entry));
-    }
-    return out;
-}
-
-} // namespace
-
 TEST(TheOwnersProtectedPaths, AreEveryAdaptersTogetherSortedAndOnce)
 {
-    const auto merged =
-        merge_protected_paths({paths({".claude/settings.json", ".bashrc"}), paths({".codex/config.toml", ".bashrc"})});
-    EXPECT_EQ(merged, paths({".bashrc", ".claude/settings.json", ".codex/config.toml"}));
+    const auto merged = merge_protected_paths(
+        {list_of({".claude/settings.json", ".bashrc"}), list_of({".codex/config.toml", ".bashrc"})});
+    EXPECT_EQ(merged, list_of({".bashrc", ".claude/settings.json", ".codex/config.toml"}));
 }
 
 TEST(AnAdaptersPathBeneathAnotherAdaptersProtectedDirectory, IsCoveredByIt)
 {
-    EXPECT_EQ(merge_protected_paths({paths({".claude/hooks/run.sh"}), paths({".claude/hooks/"})}),
-              paths({".claude/hooks/"}));
+    EXPECT_EQ(merge_protected_paths({list_of({".claude/hooks/run.sh"}), list_of({".claude/hooks/"})}),
+              list_of({".claude/hooks/"}));
 }
 
 TEST(APathThatIsAFileForOneAdapterAndADirectoryForAnother, IsRefused)
 {
-    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({paths({".claude/x"}), paths({".claude/x/"})}));
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath,
+                      merge_protected_paths({list_of({".claude/x"}), list_of({".claude/x/"})}));
     EXPECT_THAT(e->what(), ::testing::HasSubstr(".claude/x is a file for one adapter and a directory for another"));
 }
 
 TEST(AFileOfOneAdapterWithAPathBeneathItInAnother, IsRefused)
 {
-    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({paths({".x"}), paths({".x/y"})}));
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({list_of({".x"}), list_of({".x/y"})}));
 }
 
 TEST(TheOwnersProtectedPathsBeyondTheCountBound, AreRefusedTogether)
@@ -198,7 +186,7 @@ TEST(TheOwnersProtectedPathsBeyondTheCountBound, AreRefusedTogether)
     for (std::size_t i = 0; i < kMaxProtectedPaths; ++i) {
         (i % 2 == 0 ? first : second).push_back(".f" + std::to_string(i));
     }
-    EXPECT_EQ(merge_protected_paths({paths(first), paths(second)}).size(), kMaxProtectedPaths);
+    EXPECT_EQ(merge_protected_paths({list_of(first), list_of(second)}).size(), kMaxProtectedPaths);
     second.emplace_back(".one-more");
-    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({paths(first), paths(second)}));
+    NR_EXPECT_REFUSED(e, ErrorKind::InvalidPath, merge_protected_paths({list_of(first), list_of(second)}));
 }
