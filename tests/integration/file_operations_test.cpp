@@ -250,8 +250,6 @@ TEST_F(FileOperations, AFileReplacedInATightLoopIsReadWholeOrRefusedAsChanged)
 
 namespace {
 
-const std::string kConfigPath = "/etc/native-runtime/config.yaml";
-
 std::string receipt_file(const std::string& name, const std::string& text)
 {
     const auto path = std::string(kScratch) + "/" + name;
@@ -327,38 +325,12 @@ bool exists(const std::string& path)
     return ::lstat(path.c_str(), &st) == 0;
 }
 
-// Stopped, and its start rate counter cleared: these tests restart the
-// helper far more often than any host does, and systemd's default limit
-// (5 starts in 10 s) would refuse the activation the test is about.
-void stop_helper()
+// The harness config with `files.receipt_ttl_sec` set, for one test.
+std::string with_receipt_lifetime(int seconds)
 {
-    run({"systemctl", "stop", "native-runtimed.service"});
-    run({"systemctl", "reset-failed", "native-runtimed.service"});
+    return replaced(HelperConfigForATest::current(), "files:\n",
+                    "files:\n  receipt_ttl_sec: " + std::to_string(seconds) + "\n");
 }
-
-// The harness config with `files.receipt_ttl_sec` set, for one test; the
-// helper is stopped so the next call activates one that reads it. Puts the
-// harness config back however the test ends.
-class ReceiptLifetime {
-public:
-    explicit ReceiptLifetime(int seconds) : saved_(slurp(kConfigPath))
-    {
-        put(kConfigPath, replaced(saved_, "files:\n", "files:\n  receipt_ttl_sec: " + std::to_string(seconds) + "\n"));
-        stop_helper();
-    }
-    ReceiptLifetime(const ReceiptLifetime&) = delete;
-    ReceiptLifetime& operator=(const ReceiptLifetime&) = delete;
-    ReceiptLifetime(ReceiptLifetime&&) = delete;
-    ReceiptLifetime& operator=(ReceiptLifetime&&) = delete;
-    ~ReceiptLifetime()
-    {
-        put(kConfigPath, saved_);
-        stop_helper();
-    }
-
-private:
-    std::string saved_;
-};
 
 } // namespace
 
@@ -471,7 +443,7 @@ TEST_F(FileOperations, AnEditHandleIsRecordedOnlyOnce)
 
 TEST_F(FileOperations, AnExpiredHandleOrReceiptIsRefused)
 {
-    const ReceiptLifetime lifetime(5);
+    const HelperConfigForATest lifetime(with_receipt_lifetime(5));
     ASSERT_EQ(file_write("expiry.txt", "v1").status, 0);
     const auto receipt =
         recorded("r-expiry", "expiry.txt", [] { ASSERT_EQ(file_write("expiry.txt", "v2").status, 0); });

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,6 +121,30 @@ bool session_is_running(const std::string& unit)
     }
     std::error_code error;
     return std::filesystem::read_symlink("/proc/" + main_pid + "/exe", error) == kSupervisor;
+}
+
+void stop_helper()
+{
+    run({"systemctl", "stop", "native-runtimed.service"});
+    run({"systemctl", "reset-failed", "native-runtimed.service"});
+}
+
+std::string HelperConfigForATest::current()
+{
+    std::ifstream in(kHelperConfig);
+    return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
+}
+
+HelperConfigForATest::HelperConfigForATest(const std::string& text) : saved_(current())
+{
+    std::ofstream(kHelperConfig, std::ios::trunc) << text;
+    stop_helper();
+}
+
+HelperConfigForATest::~HelperConfigForATest()
+{
+    std::ofstream(kHelperConfig, std::ios::trunc) << saved_;
+    stop_helper();
 }
 
 std::string hex(const std::string& text)

@@ -47,6 +47,33 @@ bool session_is_running(const std::string& unit);
 
 std::string hex(const std::string& text);
 
+// The helper's config file in the harness.
+inline constexpr const char* kHelperConfig = "/etc/native-runtime/config.yaml";
+
+// Stops the helper and clears its start rate counter, so that the next bus
+// call activates one that reads the config afresh (tests restart it far
+// more often than systemd's default of 5 starts in 10 s allows).
+void stop_helper();
+
+// The helper's config replaced by `text` while this lives (the helper
+// stopped, see stop_helper); the original put back, and the helper stopped
+// again, however the test ends.
+class HelperConfigForATest {
+public:
+    explicit HelperConfigForATest(const std::string& text);
+    HelperConfigForATest(const HelperConfigForATest&) = delete;
+    HelperConfigForATest& operator=(const HelperConfigForATest&) = delete;
+    HelperConfigForATest(HelperConfigForATest&&) = delete;
+    HelperConfigForATest& operator=(HelperConfigForATest&&) = delete;
+    ~HelperConfigForATest();
+
+    // The config file's text now.
+    static std::string current();
+
+private:
+    std::string saved_;
+};
+
 // Parses `text` with Python's json module (strict: invalid JSON or bytes
 // that are not UTF-8 fail) and prints json.dumps(EXPRESSION) over `doc`,
 // e.g. python_json(out, "doc['owner']") -> status 0, out "\"carol\"\n".

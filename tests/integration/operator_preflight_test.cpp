@@ -100,11 +100,6 @@ std::string shipped_profiles(const std::string& file)
     return out;
 }
 
-void stop_helper()
-{
-    run({"systemctl", "stop", "native-runtimed.service"});
-}
-
 // Puts the harness config back however the test ends.
 class ConfigRestorer {
 public:

@@ -16,7 +16,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -57,65 +56,29 @@ Plant codex_notify()
             ".codex/config.toml", "openai"};
 }
 
-const std::string kConfig = "/etc/native-runtime/config.yaml";
-
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-void write_text(const std::string& path, const std::string& text)
-{
-    std::ofstream(path, std::ios::trunc) << text;
-}
-
-// The helper reads its config when the bus next starts it.
-void stop_helper()
-{
-    (void)run({"systemctl", "stop", "native-runtimed.service"});
-}
-
 // The harness config without any protected_home_paths (each a key line and
-// its "- entry" lines) while it lives; the original again afterwards.
-class WithoutProtectedHomePaths {
-public:
-    WithoutProtectedHomePaths() : saved_(read_text(kConfig))
-    {
-        std::stringstream in(saved_);
-        std::string kept;
-        bool in_list = false;
-        for (std::string line; std::getline(in, line);) {
-            const auto text = line.substr(std::min(line.find_first_not_of(' '), line.size()));
-            if (text.starts_with("protected_home_paths:")) {
-                in_list = true;
-                continue;
-            }
-            if (in_list && text.starts_with("- ")) {
-                continue;
-            }
-            in_list = false;
-            kept += line + "\n";
+// its "- entry" lines).
+std::string without_protected_home_paths()
+{
+    const auto config = HelperConfigForATest::current();
+    std::stringstream in(config);
+    std::string kept;
+    bool in_list = false;
+    for (std::string line; std::getline(in, line);) {
+        const auto text = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+        if (text.starts_with("protected_home_paths:")) {
+            in_list = true;
+            continue;
         }
-        EXPECT_NE(kept, saved_) << "control: the harness config protected something";
-        write_text(kConfig, kept);
-        stop_helper();
+        if (in_list && text.starts_with("- ")) {
+            continue;
+        }
+        in_list = false;
+        kept += line + "\n";
     }
-    WithoutProtectedHomePaths(const WithoutProtectedHomePaths&) = delete;
-    WithoutProtectedHomePaths& operator=(const WithoutProtectedHomePaths&) = delete;
-    WithoutProtectedHomePaths(WithoutProtectedHomePaths&&) = delete;
-    WithoutProtectedHomePaths& operator=(WithoutProtectedHomePaths&&) = delete;
-    ~WithoutProtectedHomePaths()
-    {
-        write_text(kConfig, saved_);
-        stop_helper();
-    }
-
-private:
-    std::string saved_;
-};
+    EXPECT_NE(kept, config) << "control: the harness config protected something";
+    return kept;
+}
 
 struct Chats {
     Outcome plant;
@@ -189,7 +152,7 @@ void expect_plant_refused(const Plant& plant, const std::string& owner)
 
 void expect_plant_runs_later(const Plant& plant, const std::string& owner)
 {
-    const WithoutProtectedHomePaths unprotected;
+    const HelperConfigForATest unprotected(without_protected_home_paths());
     const auto chats = plant_then_run_later(plant, owner);
     expect_both_turns_ran(chats);
     EXPECT_TRUE(contains(chats.plant.out, "plant-status=0")) << chats.plant.out;

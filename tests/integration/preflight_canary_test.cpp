@@ -33,7 +33,7 @@ std::string read_file(const std::string& path)
 
 // Stops the helper and waits until it is gone, so the next call activates
 // a fresh instance (which sees the mount namespace and config of now).
-void stop_helper()
+void stop_helper_and_wait()
 {
     run({"systemctl", "stop", "native-runtimed.service"});
     EXPECT_TRUE(eventually(10, [] {
@@ -79,7 +79,7 @@ class ALauncherWithoutLandlock : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        stop_helper();
+        stop_helper_and_wait();
         ASSERT_EQ(run({"install", "-m", "0755", kLauncher, kRealLauncherCopy}).status, 0);
         {
             std::ofstream wrapper(kNoLandlockLauncher);
@@ -96,7 +96,7 @@ protected:
         }
         std::remove(kNoLandlockLauncher);
         std::remove(kRealLauncherCopy);
-        stop_helper();
+        stop_helper_and_wait();
     }
 
 private:
@@ -134,7 +134,7 @@ TEST_F(ALauncherWithoutLandlock, FailsPreflightAndTheHelpersGateNamingLandlock)
 
 TEST(TheRealLauncher, PassesTheCanaryAsPositiveControl)
 {
-    stop_helper();
+    stop_helper_and_wait();
     const auto preflight = run({kCtl, "preflight"});
     EXPECT_NE(preflight.out.find("PASS canary-session: a session unit ran the launcher, which applied Landlock"),
               std::string::npos)
@@ -148,7 +148,7 @@ TEST(TheRealLauncher, PassesTheCanaryAsPositiveControl)
 TEST(APassedCanary, IsKeptForTheBootAndRunAgainWhenTheConfigChanges)
 {
     const auto saved_config = read_file(kConfig);
-    stop_helper();
+    stop_helper_and_wait();
     std::remove(kCache);
 
     // Cold, nothing kept: the canary runs before the session and is kept.
@@ -163,7 +163,7 @@ TEST(APassedCanary, IsKeptForTheBootAndRunAgainWhenTheConfigChanges)
     EXPECT_TRUE(eventually(5, [&] { return canary_records("started") > started_before; }));
 
     // Cold again (a new helper instance), same inputs: no canary.
-    stop_helper();
+    stop_helper_and_wait();
     const auto started_after_first = canary_records("started");
     const auto cached_before = canary_records("cached");
     const auto second = run(as_user(kWorker, ctl_run("heidi", "cold2", "shell", {"sh", "-c", "echo two"})));
@@ -175,7 +175,7 @@ TEST(APassedCanary, IsKeptForTheBootAndRunAgainWhenTheConfigChanges)
 
     // A changed configuration is a new input: the canary runs again.
     std::ofstream(kConfig, std::ios::app) << "# a comment changes the digest\n";
-    stop_helper();
+    stop_helper_and_wait();
     const auto third = run(as_user(kWorker, ctl_run("heidi", "cold3", "shell", {"sh", "-c", "echo three"})));
     EXPECT_EQ(third.status, 0) << third.err;
     EXPECT_EQ(third.out, "three\n");
@@ -186,5 +186,5 @@ TEST(APassedCanary, IsKeptForTheBootAndRunAgainWhenTheConfigChanges)
     EXPECT_TRUE(eventually(5, [&] { return canary_records("started") > started_after_first; }));
 
     std::ofstream(kConfig, std::ios::trunc) << saved_config;
-    stop_helper();
+    stop_helper_and_wait();
 }
