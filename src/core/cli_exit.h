@@ -7,6 +7,7 @@
 // session's own end, which include the launcher's.
 
 #include "core/error.h"
+#include "core/exit_codes.h"
 
 #include <cstdint>
 #include <string>
@@ -24,18 +25,6 @@ enum class CliFailure {
     IoError,       // reading or writing a local file or stream failed
     ConfigInvalid, // the configuration file is missing or invalid
 };
-
-inline constexpr int kExitCheckFailed = 1;
-inline constexpr int kExitUsage = 64;         // EX_USAGE
-inline constexpr int kExitRefused = 65;       // EX_DATAERR
-inline constexpr int kExitUnavailable = 69;   // EX_UNAVAILABLE
-inline constexpr int kExitInternal = 70;      // EX_SOFTWARE
-inline constexpr int kExitIoError = 74;       // EX_IOERR
-inline constexpr int kExitConfig = 78;        // EX_CONFIG
-inline constexpr int kExitRuntimeLimit = 124; // `run`: RuntimeMaxSec ended the session (as timeout(1))
-inline constexpr int kExitLaunchFailed = 125; // the launcher failed before exec, so `run` too
-inline constexpr int kExitSignalBase = 128;   // 128+N: signal N ended the session (as the shell says it)
-inline constexpr int kExitEndLost = 255;      // `run`: the session ended but its result was lost
 
 int cli_exit_status(CliFailure failure);
 

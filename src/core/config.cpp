@@ -1,11 +1,11 @@
 #include "core/config.h"
 
 #include "core/config_reader.h"
-#include "core/dropin.h"
-#include "core/env_policy.h"
+#include "core/env_names.h"
 #include "core/error.h"
 #include "core/ids.h"
 #include "core/path_policy.h"
+#include "core/unit_name.h"
 
 #include <algorithm>
 #include <array>

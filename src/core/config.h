@@ -18,10 +18,6 @@
 
 namespace nr::core {
 
-// Gateway: the session's own network namespace, whose only way out is the
-// egress gateway's listener in it (core/egress.h).
-enum class NetworkMode { Host, Offline, Gateway };
-
 struct SessionLimits {
     std::uint64_t memory_max_bytes = 2ULL << 30U;
     std::uint64_t tasks_max = 512;

@@ -14,7 +14,7 @@
 // those calls with ENOSYS: still refused.
 
 #include "core/log_event.h"
-#include "core/seccomp_rules.h"
+#include "core/seccomp_types.h"
 
 #include <chrono>
 #include <cstdint>

@@ -34,15 +34,6 @@ struct DropinValues {
     std::string data_dir;     // the application data dir (the helper's drop-in)
 };
 
-// The helper's own unit. Its drop-in (same file name, rendered from its own
-// template) opens exactly the directories file operations write in, in a
-// unit that is otherwise ProtectSystem=strict.
-inline constexpr std::string_view kHelperUnit = "native-runtimed.service";
-
-// Throws Error(InvalidArgument) unless `unit` is a service unit name (a
-// template instance is fine) that is not one of native-runtime's own.
-void validate_app_unit_name(std::string_view unit);
-
 // <root>/etc/systemd/system/<unit>.d, with root "" or "/" meaning the host.
 std::string dropin_directory(std::string_view root, std::string_view unit);
 

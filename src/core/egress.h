@@ -21,10 +21,6 @@
 
 namespace nr::core {
 
-// The gateway's own unit: journald's _SYSTEMD_UNIT= of its records, which
-// only processes in that unit can carry.
-inline constexpr std::string_view kGatewayUnit = "native-runtime-gateway.service";
-
 // A host whose requests carry the provider's key. The session reaches it as
 // http://127.0.0.1:<port>/<host><base_path> (in `base_url_env`) with
 // `key_env` set to the session's placeholder token; the gateway replaces

@@ -4,6 +4,7 @@
 #include "core/ids.h"
 #include "core/journal_fields.h"
 #include "core/log_event.h"
+#include "core/unit_name.h"
 
 #include <algorithm>
 #include <charconv>

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nr::core {
 
@@ -78,5 +79,9 @@ inline std::string field_assignment(std::string_view name, std::string_view valu
 {
     return std::string(name).append("=").append(value);
 }
+
+// Value of NAME in a list of NAME=value fields ("" when absent); used to
+// rebuild a session's identity from its unit's LogExtraFields.
+std::string journal_field(const std::vector<std::string>& fields, std::string_view name);
 
 } // namespace nr::core

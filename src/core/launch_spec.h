@@ -15,7 +15,7 @@
 
 #include "core/host_auth.h"
 #include "core/protected_paths.h"
-#include "core/seccomp_rules.h"
+#include "core/seccomp_types.h"
 
 namespace nr::core {
 

@@ -1,7 +1,5 @@
 #include "core/log_query.h"
 
-#include "core/dropin.h"
-#include "core/egress.h"
 #include "core/error.h"
 #include "core/ids.h"
 #include "core/journal_fields.h"

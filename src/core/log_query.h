@@ -15,7 +15,7 @@
 
 namespace nr::core {
 
-// The helper runs as core::kHelperUnit (core/dropin.h).
+// The helper runs as core::kHelperUnit (core/unit_name.h).
 
 // Alternatives of conjunctions of FIELD=value, as sd_journal_add_match /
 // sd_journal_add_disjunction take them. Validates the ids.

@@ -13,6 +13,11 @@
 
 namespace nr::core {
 
+// How a session reaches the network. Gateway: the session's own network
+// namespace, whose only way out is the egress gateway's listener in it
+// (core/egress.h).
+enum class NetworkMode { Host, Offline, Gateway };
+
 struct IpPrefix {
     int family = 0;                  // AF_INET or AF_INET6
     std::vector<std::uint8_t> bytes; // 4 or 16, network order

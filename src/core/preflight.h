@@ -10,6 +10,8 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "core/landlock_abi.h"
+
 namespace nr::core {
 
 struct CheckResult {
@@ -35,10 +37,6 @@ inline constexpr const char* kCheckSnapshotDir = "snapshot-dir";
 inline constexpr const char* kCheckImmutable = "immutable-code";
 inline constexpr const char* kCheckLandlock = "landlock";
 inline constexpr const char* kCheckProviderKey = "provider-key"; // a warning only (core/provider_keys.h)
-
-// The launcher scopes abstract unix sockets and signals with Landlock;
-// both scopes came with ABI 6 (Linux 6.12).
-inline constexpr long kLandlockAbiRequired = 6;
 
 struct UsernsFacts {
     std::optional<std::string> max_user_namespaces;       // /proc/sys/user/max_user_namespaces

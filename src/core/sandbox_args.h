@@ -3,11 +3,12 @@
 // Mechanism (bwrap) stays separate from this policy, which is why the argv is
 // computed here as plain strings that unit tests can read.
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "core/config.h"
+#include "core/network_policy.h"
 
 namespace nr::core {
 

@@ -287,16 +287,6 @@ std::vector<std::string> session_journal_fields(const SessionPlan& plan)
     return fields;
 }
 
-std::string journal_field(const std::vector<std::string>& fields, std::string_view name)
-{
-    for (const auto& field : fields) {
-        if (field.size() > name.size() && field.starts_with(name) && field[name.size()] == '=') {
-            return field.substr(name.size() + 1);
-        }
-    }
-    return {};
-}
-
 SessionPlan plan_session(const Config& config, const SessionRequest& request, const RunAsUser& user,
                          const HostFacts& host, const std::string& claim_token, const std::string& gateway_token)
 {

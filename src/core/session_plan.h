@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/journal_fields.h"
 #include "core/launch_spec.h"
 #include "core/sandbox_args.h"
 #include "core/seccomp_rules.h"
@@ -84,9 +85,5 @@ SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostF
 
 // The journal fields that tag a session (owner, chat, job, adapter).
 std::vector<std::string> session_journal_fields(const SessionPlan& plan);
-
-// Value of NAME in a list of NAME=value fields ("" when absent); used to
-// rebuild a session's identity from its unit's LogExtraFields.
-std::string journal_field(const std::vector<std::string>& fields, std::string_view name);
 
 } // namespace nr::core

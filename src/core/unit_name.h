@@ -11,6 +11,15 @@ namespace nr::core {
 inline constexpr std::string_view kTopSlice = "native-runtime.slice";
 inline constexpr std::string_view kUnitPrefix = "native-runtime-";
 
+// The helper's own unit. Its drop-in (same file name, rendered from its own
+// template) opens exactly the directories file operations write in, in a
+// unit that is otherwise ProtectSystem=strict.
+inline constexpr std::string_view kHelperUnit = "native-runtimed.service";
+
+// The gateway's own unit: journald's _SYSTEMD_UNIT= of its records, which
+// only processes in that unit can carry.
+inline constexpr std::string_view kGatewayUnit = "native-runtime-gateway.service";
+
 // systemd's unit-name escaping (as `systemd-escape` without --path):
 // '/' becomes '-', [A-Za-z0-9:_.] stay (except a leading '.'), every other
 // byte becomes \xNN.
@@ -26,5 +35,9 @@ std::string session_unit_name(std::string_view owner, std::string_view chat);
 // True for names this project could have produced; used to filter systemd
 // listings so operators' own units are never touched.
 bool is_session_unit_name(std::string_view unit);
+
+// Throws Error(InvalidArgument) unless `unit` is a service unit name (a
+// template instance is fine) that is not one of native-runtime's own.
+void validate_app_unit_name(std::string_view unit);
 
 } // namespace nr::core

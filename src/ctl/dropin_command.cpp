@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/journal_fields.h"
 #include "core/log_event.h"
+#include "core/unit_name.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
 #include "sys/config_file.h"

@@ -1,7 +1,6 @@
 #include "ctl/session_rows.h"
 
 #include "core/journal_fields.h"
-#include "core/session_plan.h"
 
 #include <chrono>
 #include <iomanip>

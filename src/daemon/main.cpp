@@ -3,8 +3,8 @@
 // so it can exit when idle and be activated again on the next call.
 
 #include "core/bus_names.h"
-#include "core/cli_exit.h"
 #include "core/error.h"
+#include "core/exit_codes.h"
 #include "core/journal_fields.h"
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"

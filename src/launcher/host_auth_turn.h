@@ -15,7 +15,7 @@
 
 #include <optional>
 
-#include "core/session_plan.h"
+#include "core/launch_spec.h"
 #include "sys/admission_lock.h"
 
 namespace nr::launcher {

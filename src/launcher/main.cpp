@@ -7,9 +7,9 @@
 // session first gets its own user and network namespace, and its one
 // listener there goes to the egress gateway (sys/netns_listener.h).
 
-#include "core/cli_exit.h"
 #include "core/denial_tally.h"
 #include "core/error.h"
+#include "core/exit_codes.h"
 #include "core/launcher_args.h"
 #include "core/sandbox_args.h"
 #include "launcher/host_auth_turn.h"

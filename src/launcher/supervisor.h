@@ -25,7 +25,7 @@
 // happens in the parent, after the fork, so it is off the child's path to
 // bwrap and adds nothing to the start-up.
 
-#include "core/seccomp_rules.h"
+#include "core/seccomp_types.h"
 #include "sys/admission_lock.h"
 
 #include <functional>

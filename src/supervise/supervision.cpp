@@ -1,8 +1,8 @@
 #include "supervise/supervision.h"
 
-#include "core/cli_exit.h"
 #include "core/denial_tally.h"
 #include "core/error.h"
+#include "core/exit_codes.h"
 #include "core/journal_fields.h"
 #include "sys/admission_turn.h"
 #include "sys/journal_writer.h"

@@ -1,5 +1,7 @@
 #include "core/denial_tally.h"
 
+#include "core/seccomp_rules.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>

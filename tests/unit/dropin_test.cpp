@@ -39,22 +39,6 @@ TEST(TheLateDropinsName, SortsAfterNumberedAndNamedDropins)
     EXPECT_LT(std::string(kDropinFileName), "zzz-later.conf") << "positive control: a later name exists";
 }
 
-TEST(AnAppUnitName, IsAcceptedWhenItIsAService)
-{
-    validate_app_unit_name("metis-app.service");
-    validate_app_unit_name("worker@1.service");
-    validate_app_unit_name("a\\x2db.service");
-}
-
-TEST(AnAppUnitName, IsRefusedWhenNotAServiceOrOneOfOurs)
-{
-    for (const auto* bad :
-         {"app", "app.socket", ".service", "../x.service", "a/b.service", "a b.service", "native-runtimed.service",
-          "native-runtime-alice-c1.service", "a@b@c.service", "-x.service", "app.service\n"}) {
-        NR_EXPECT_REFUSED(e, ErrorKind::InvalidArgument, validate_app_unit_name(bad));
-    }
-}
-
 TEST(TheDropinDirectory, LivesUnderEtcOfTheRoot)
 {
     EXPECT_EQ(dropin_directory("", "app.service"), "/etc/systemd/system/app.service.d");

@@ -1,5 +1,7 @@
 #include "core/launch_spec.h"
 
+#include "core/seccomp_rules.h"
+
 #include "core/error.h"
 #include "test_support.h"
 
