@@ -1,8 +1,9 @@
 #include "launcher/supervisor.h"
 
-#include "core/cli_exit.h"
 #include "core/error.h"
+#include "core/exit_codes.h"
 #include "core/supervisor_args.h"
+#include "sys/fd_passing.h"
 #include "sys/journal_writer.h"
 #include "sys/sealed_memfd.h"
 #include "sys/seccomp_notify.h"

@@ -1,7 +1,7 @@
 #include "sys/landlock_scope.h"
 
 #include "core/error.h"
-#include "core/preflight.h"
+#include "core/landlock_abi.h"
 #include "sys/unique_fd.h"
 
 #include <sys/syscall.h>

@@ -1,7 +1,7 @@
 #include "sys/netns_listener.h"
 
 #include "core/error.h"
-#include "sys/seccomp_notify.h"
+#include "sys/fd_passing.h"
 
 #include <arpa/inet.h>
 #include <cerrno>

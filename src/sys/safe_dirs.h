@@ -8,7 +8,7 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "core/session_plan.h"
+#include "core/launch_spec.h"
 #include "sys/unique_fd.h"
 
 namespace nr::sys {

@@ -3,7 +3,7 @@
 // that bwrap reads through --seccomp FD. Any libseccomp failure, including
 // a syscall name it does not know, is an error: there is no partial filter.
 
-#include "core/seccomp_rules.h"
+#include "core/seccomp_types.h"
 #include "sys/unique_fd.h"
 
 namespace nr::sys {

@@ -5,7 +5,7 @@
 // hand-over of its listener to the launcher's parent process, which then
 // becomes native-runtime-supervise and answers it (sys/notify_responder.h).
 
-#include "core/seccomp_rules.h"
+#include "core/seccomp_types.h"
 #include "core/supervisor_args.h"
 #include "sys/unique_fd.h"
 
@@ -24,9 +24,5 @@ std::vector<core::SupervisedCall> supervised_calls(const std::vector<core::Sysca
 // core::Error(LaunchFailed): a kernel without the listener fails the
 // launch, it is not skipped.
 UniqueFd load_notify_filter(const std::vector<core::SupervisedCall>& calls);
-
-// One descriptor over a unix socket (SCM_RIGHTS).
-void send_descriptor(int socket, int fd);
-UniqueFd receive_descriptor(int socket);
 
 } // namespace nr::sys

@@ -4,6 +4,7 @@
 // network, stands for the helper and the gateway: it receives the listener
 // and accepts on it.
 
+#include "sys/fd_passing.h"
 #include "sys/netns_listener.h"
 #include "sys/seccomp_notify.h"
 

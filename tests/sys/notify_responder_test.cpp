@@ -6,6 +6,7 @@
 #include "sys/notify_responder.h"
 
 #include "core/error.h"
+#include "sys/fd_passing.h"
 #include "sys/seccomp_notify.h"
 
 #include <gtest/gtest.h>
