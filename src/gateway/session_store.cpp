@@ -1,13 +1,12 @@
 #include "gateway/session_store.h"
 
+#include "sys/fd_store.h"
+#include "sys/listen_fds.h"
 #include "sys/sealed_memfd.h"
-
-#include <systemd/sd-daemon.h>
 
 #include <array>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -59,20 +58,14 @@ std::string read_all(int fd)
 InheritedDescriptors take_inherited_descriptors()
 {
     InheritedDescriptors out;
-    char** names = nullptr;
-    // unset_environment: a later exec must not see them (there is none).
-    const int count = sd_listen_fds_with_names(1, &names);
-    if (count < 0) {
-        throw std::runtime_error(std::string("reading LISTEN_FDS: ") + std::strerror(-count));
-    }
+    // Unset as they are taken: a later exec must not see them (there is none).
+    auto passed = sys::take_listen_fds();
     struct Pair {
         sys::UniqueFd listener;
         sys::UniqueFd registration;
     };
     std::map<std::string, Pair> stored;
-    for (int i = 0; i < count; ++i) {
-        sys::UniqueFd fd(SD_LISTEN_FDS_START + i);
-        const std::string name = names != nullptr && names[i] != nullptr ? names[i] : "";
+    for (auto& [fd, name] : passed) {
         if (is_socket_of_type(fd.get(), SOCK_SEQPACKET)) {
             if (out.control) {
                 throw std::runtime_error("systemd passed more than one control socket");
@@ -86,13 +79,7 @@ InheritedDescriptors take_inherited_descriptors()
             out.problems.push_back("closed an unexpected descriptor named '" + name + "'");
         }
     }
-    if (names != nullptr) {
-        for (int i = 0; i < count; ++i) {
-            free(names[i]); // NOLINT(cppcoreguidelines-no-malloc): owned by libsystemd
-        }
-        free(names); // NOLINT(cppcoreguidelines-no-malloc)
-    }
-    if (count > 0 && !out.control) {
+    if (!passed.empty() && !out.control) {
         throw std::runtime_error("systemd passed no SOCK_SEQPACKET control socket");
     }
     for (auto& [name, pair] : stored) {
@@ -123,8 +110,7 @@ bool store_session(const std::string& name, int listener, const std::string& reg
     }
     const auto memfd = sys::sealed_memfd("nr-gateway-registration", registration);
     const std::array<int, 2> fds{listener, memfd.get()};
-    const auto message = "FDSTORE=1\nFDNAME=" + name;
-    return sd_pid_notify_with_fds(0, 0, message.c_str(), fds.data(), fds.size()) > 0;
+    return sys::store_fds(name, fds);
 }
 
 void forget_session(const std::string& name)
@@ -132,8 +118,7 @@ void forget_session(const std::string& name)
     if (std::getenv("NOTIFY_SOCKET") == nullptr || name.empty()) {
         return;
     }
-    const auto message = "FDSTOREREMOVE=1\nFDNAME=" + name;
-    (void)sd_pid_notify(0, 0, message.c_str());
+    sys::remove_stored_fds(name);
 }
 
 } // namespace nr::gateway
