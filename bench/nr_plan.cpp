@@ -29,14 +29,14 @@
 #include <variant>
 #include <vector>
 
-#include "core/error.h"
-#include "core/json_output.h"
-#include "core/network_policy.h"
-#include "core/sandbox_args.h"
-#include "core/session_plan.h"
-#include "sys/config_file.h"
-#include "sys/host_facts.h"
-#include "sys/identity.h"
+#include "core/base/error.h"
+#include "core/base/network_policy.h"
+#include "core/cli/json_output.h"
+#include "core/launch/sandbox_args.h"
+#include "core/plan/session_plan.h"
+#include "sys/host/config_file.h"
+#include "sys/host/host_facts.h"
+#include "sys/host/identity.h"
 
 #ifndef NR_LAUNCHER_PATH
 #error "NR_LAUNCHER_PATH must be defined by the build"

@@ -1,7 +1,7 @@
 #include "ctl/arg_checks.h"
 
-#include "core/cli_input.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/cli/cli_input.h"
 
 #include <string>
 

@@ -1,16 +1,16 @@
 #include "ctl/commands.h"
 
-#include "core/bus_names.h"
-#include "core/cli_input.h"
-#include "core/error.h"
-#include "core/liveness_schedule.h"
-#include "core/match_rules.h"
-#include "core/unit_name.h"
-#include "core/unit_state.h"
+#include "core/base/error.h"
+#include "core/base/unit_name.h"
+#include "core/base/unit_state.h"
+#include "core/bus/bus_names.h"
+#include "core/bus/match_rules.h"
+#include "core/cli/cli_input.h"
+#include "core/cli/liveness_schedule.h"
 #include "ctl/exit_status.h"
-#include "sys/bus_compat.h"
-#include "sys/bus_loop.h"
-#include "sys/systemd_manager.h"
+#include "sys/bus/bus_compat.h"
+#include "sys/bus/bus_loop.h"
+#include "sys/systemd/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

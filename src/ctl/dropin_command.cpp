@@ -2,20 +2,20 @@
 // drop-in into the application's units, reload systemd over the bus, and
 // read back that systemd applies it (naming any file that overrides it).
 
-#include "core/config.h"
-#include "core/dropin.h"
-#include "core/error.h"
-#include "core/journal_fields.h"
-#include "core/log_event.h"
-#include "core/unit_name.h"
+#include "core/base/error.h"
+#include "core/base/unit_name.h"
+#include "core/config/config.h"
+#include "core/journal/journal_fields.h"
+#include "core/journal/log_event.h"
+#include "core/ops/dropin.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
-#include "sys/config_file.h"
-#include "sys/dropin_check.h"
-#include "sys/dropin_files.h"
-#include "sys/journal_writer.h"
-#include "sys/preflight.h"
-#include "sys/systemd_manager.h"
+#include "sys/base/journal_writer.h"
+#include "sys/fs/dropin_files.h"
+#include "sys/host/config_file.h"
+#include "sys/preflight/preflight.h"
+#include "sys/systemd/dropin_check.h"
+#include "sys/systemd/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

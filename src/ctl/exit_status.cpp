@@ -1,6 +1,6 @@
 #include "ctl/exit_status.h"
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

@@ -1,9 +1,9 @@
 #pragma once
 // Every verb of native-runtimectl runs inside guarded(): whatever it throws
 // becomes one line on stderr ("native-runtimectl: NAME: message") and the
-// exit status of the one table in core/cli_exit.h.
+// exit status of the one table in core/cli/cli_exit.h.
 
-#include "core/cli_exit.h"
+#include "core/cli/cli_exit.h"
 
 #include <functional>
 

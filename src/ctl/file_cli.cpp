@@ -1,10 +1,10 @@
 #include "ctl/file_cli.h"
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "ctl/arg_checks.h"
 #include "ctl/exit_status.h"
-#include "sys/helper_proxy.h"
-#include "sys/receipt_store.h"
+#include "sys/bus/helper_proxy.h"
+#include "sys/crypto/receipt_store.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

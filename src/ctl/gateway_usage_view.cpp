@@ -1,6 +1,6 @@
 #include "ctl/gateway_usage_view.h"
 
-#include "sys/journal_reader.h"
+#include "sys/journal/journal_reader.h"
 
 #include <array>
 #include <ctime>

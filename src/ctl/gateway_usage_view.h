@@ -1,11 +1,11 @@
 #pragma once
 // The egress gateway's part of `native-runtimectl status`: the session's
 // and its owner's requests and bytes, and the owner's budget, summed from
-// the gateway's records in the journal (core/gateway_usage.h).
+// the gateway's records in the journal (core/gateway/gateway_usage.h).
 
-#include "core/gateway_usage.h"
-#include "core/json_output.h"
-#include "core/session_view.h"
+#include "core/cli/json_output.h"
+#include "core/cli/session_view.h"
+#include "core/gateway/gateway_usage.h"
 
 #include <optional>
 #include <ostream>

@@ -2,15 +2,15 @@
 // work whether or not the helper is running and show exactly what systemd
 // runs.
 
-#include "core/error.h"
-#include "core/ids.h"
-#include "core/unit_name.h"
+#include "core/base/error.h"
+#include "core/base/ids.h"
+#include "core/base/unit_name.h"
 #include "ctl/commands.h"
 #include "ctl/exit_status.h"
 #include "ctl/gateway_usage_view.h"
 #include "ctl/operator_commands.h"
 #include "ctl/session_rows.h"
-#include "sys/systemd_manager.h"
+#include "sys/systemd/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

@@ -2,15 +2,15 @@
 // [-o short|json]`: an owner's or one chat's journal records, like
 // journalctl, but only those whose writer journald vouches for (the helper
 // as root in its own unit, systemd about the session's unit, processes in
-// the session's unit or the owner's slice); see core/log_query.h for the
+// the session's unit or the owner's slice); see core/journal/log_query.h for the
 // matches and docs/operator-guide.md for the equivalent journalctl line.
 
-#include "core/error.h"
-#include "core/json_output.h"
-#include "core/log_query.h"
+#include "core/base/error.h"
+#include "core/cli/json_output.h"
+#include "core/journal/log_query.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
-#include "sys/journal_reader.h"
+#include "sys/journal/journal_reader.h"
 
 #include <array>
 #include <chrono>

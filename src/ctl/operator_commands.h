@@ -3,8 +3,8 @@
 // inspection and preflight. One function per verb; cli.cpp only parses.
 // Each may throw: Cli::dispatch() maps what it throws to the exit status.
 
-#include "core/config.h"
-#include "core/dropin.h"
+#include "core/config/config.h"
+#include "core/ops/dropin.h"
 
 #include <cstddef>
 #include <string>

@@ -1,19 +1,19 @@
 // `native-runtimectl preflight`: every host prerequisite as a named check
 // with a pass/fail line and a hint; non-zero exit when any fails. The
 // helper runs the same checks (src/daemon/preflight_gate.cpp). Warnings
-// about the configuration (core/provider_keys.h) follow, and never change
+// about the configuration (core/ops/provider_keys.h) follow, and never change
 // the exit status.
 
-#include "core/bus_names.h"
-#include "core/error.h"
-#include "core/json_output.h"
-#include "core/provider_keys.h"
+#include "core/base/error.h"
+#include "core/bus/bus_names.h"
+#include "core/cli/json_output.h"
+#include "core/ops/provider_keys.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
-#include "sys/bus_compat.h"
-#include "sys/config_file.h"
-#include "sys/identity.h"
-#include "sys/preflight.h"
+#include "sys/bus/bus_compat.h"
+#include "sys/host/config_file.h"
+#include "sys/host/identity.h"
+#include "sys/preflight/preflight.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

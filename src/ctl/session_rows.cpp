@@ -1,6 +1,6 @@
 #include "ctl/session_rows.h"
 
-#include "core/journal_fields.h"
+#include "core/journal/journal_fields.h"
 
 #include <chrono>
 #include <iomanip>

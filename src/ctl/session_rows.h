@@ -3,9 +3,9 @@
 // and `status`. Everything comes from systemd, so both work without the
 // helper and show exactly what systemd runs.
 
-#include "core/json_output.h"
-#include "core/session_view.h"
-#include "sys/systemd_manager.h"
+#include "core/cli/json_output.h"
+#include "core/cli/session_view.h"
+#include "sys/systemd/systemd_manager.h"
 
 #include <ostream>
 #include <vector>

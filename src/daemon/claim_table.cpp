@@ -1,6 +1,6 @@
 #include "daemon/claim_table.h"
 
-#include "sys/random_token.h"
+#include "sys/base/random_token.h"
 
 namespace nr::daemon {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <sys/types.h>
 
-#include "core/egress.h"
-#include "core/session_plan.h"
+#include "core/gateway/egress.h"
+#include "core/plan/session_plan.h"
 
 namespace nr::daemon {
 

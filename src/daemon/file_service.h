@@ -8,10 +8,10 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
-#include "core/config.h"
-#include "core/edit_receipt.h"
+#include "core/config/config.h"
+#include "core/files/edit_receipt.h"
 #include "dbus/native_runtime_files_adaptor.h"
-#include "sys/fs_identity.h"
+#include "sys/fs/fs_identity.h"
 
 namespace nr::daemon {
 

@@ -1,10 +1,10 @@
 #include "daemon/handler_steps.h"
 
-#include "core/error.h"
-#include "core/log_event.h"
-#include "sys/bus_compat.h"
-#include "sys/identity.h"
-#include "sys/journal_writer.h"
+#include "core/base/error.h"
+#include "core/journal/log_event.h"
+#include "sys/base/journal_writer.h"
+#include "sys/bus/bus_compat.h"
+#include "sys/host/identity.h"
 
 namespace nr::daemon {
 

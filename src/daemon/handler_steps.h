@@ -10,11 +10,11 @@
 #include <string>
 #include <sys/types.h>
 
-#include "core/caller_policy.h"
-#include "core/session_plan.h"
+#include "core/plan/caller_policy.h"
+#include "core/plan/session_plan.h"
 #include "daemon/claim_table.h"
 #include "daemon/session_registry.h"
-#include "sys/systemd_manager.h"
+#include "sys/systemd/systemd_manager.h"
 
 namespace nr::daemon {
 

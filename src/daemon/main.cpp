@@ -2,16 +2,16 @@
 // transient systemd services. It holds no state systemd does not also hold,
 // so it can exit when idle and be activated again on the next call.
 
-#include "core/bus_names.h"
-#include "core/error.h"
-#include "core/exit_codes.h"
-#include "core/journal_fields.h"
+#include "core/base/error.h"
+#include "core/base/exit_codes.h"
+#include "core/bus/bus_names.h"
+#include "core/journal/journal_fields.h"
 #include "daemon/file_service.h"
 #include "daemon/manager_service.h"
-#include "sys/bus_compat.h"
-#include "sys/bus_loop.h"
-#include "sys/config_file.h"
-#include "sys/journal_writer.h"
+#include "sys/base/journal_writer.h"
+#include "sys/bus/bus_compat.h"
+#include "sys/bus/bus_loop.h"
+#include "sys/host/config_file.h"
 #include "version/version.h"
 
 #include <sdbus-c++/sdbus-c++.h>

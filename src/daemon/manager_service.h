@@ -10,18 +10,18 @@
 #include <memory>
 #include <set>
 
-#include "core/config.h"
-#include "core/log_event.h"
-#include "core/session_plan.h"
+#include "core/config/config.h"
+#include "core/journal/log_event.h"
+#include "core/plan/session_plan.h"
 #include "daemon/claim_table.h"
 #include "daemon/preflight_gate.h"
 #include "daemon/session_registry.h"
 #include "daemon/worker_watch.h"
 #include "dbus/native_runtime_adaptor.h"
 #include "dbus/native_runtime_launcher_adaptor.h"
-#include "sys/effective_properties.h"
-#include "sys/launch_spec_bus.h"
-#include "sys/systemd_manager.h"
+#include "sys/bus/launch_spec_bus.h"
+#include "sys/systemd/effective_properties.h"
+#include "sys/systemd/systemd_manager.h"
 
 namespace nr::daemon {
 
@@ -129,12 +129,12 @@ private:
     void StopSession(const std::string& owner, const std::string& chat) override;
     std::string Version() override;
     uint32_t ActiveSessions() override;
-    // The launch spec, encoded by core::encode_launch_spec (sys/launch_spec_bus.h).
+    // The launch spec, encoded by core::encode_launch_spec (sys/bus/launch_spec_bus.h).
     // Asynchronous on the bus: see StartInFlight.
     void Claim(sys::ClaimResult&& result, std::string token) override;
     void ReportWaiting(const uint32_t& ahead) override;
     // Registers a gateway session's listener with the egress gateway
-    // (core/egress.h), once, for the launcher that claimed its spec.
+    // (core/gateway/egress.h), once, for the launcher that claimed its spec.
     void HandOverListener(const std::string& token, const sdbus::UnixFd& listener) override;
     // Tells the gateway that a gateway session's unit ended; best effort.
     void revoke_gateway(const std::string& unit);

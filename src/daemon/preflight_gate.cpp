@@ -1,14 +1,14 @@
 #include "daemon/preflight_gate.h"
 
-#include "core/error.h"
-#include "core/journal_fields.h"
-#include "core/log_event.h"
-#include "core/preflight.h"
+#include "core/base/error.h"
+#include "core/journal/journal_fields.h"
+#include "core/journal/log_event.h"
+#include "core/ops/preflight.h"
 #include "daemon/handler_steps.h"
-#include "sys/canary_cache.h"
-#include "sys/host_facts.h"
-#include "sys/journal_writer.h"
-#include "sys/preflight.h"
+#include "sys/base/journal_writer.h"
+#include "sys/host/host_facts.h"
+#include "sys/preflight/canary_cache.h"
+#include "sys/preflight/preflight.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -10,15 +10,15 @@
 // program and runs /usr/bin/true in bwrap. Because that claim is a call to
 // this very helper, the canary never blocks the bus: it is started, and
 // its end is noticed by poll() from the helper's housekeeping. A pass is
-// kept for the boot (sys/canary_cache.h), so later activations skip it.
+// kept for the boot (sys/preflight/canary_cache.h), so later activations skip it.
 
-#include "core/config.h"
-#include "core/preflight.h"
-#include "core/session_plan.h"
+#include "core/config/config.h"
+#include "core/ops/preflight.h"
+#include "core/plan/session_plan.h"
 #include "daemon/claim_table.h"
 #include "daemon/session_registry.h"
-#include "sys/systemd_manager.h"
-#include "sys/unique_fd.h"
+#include "sys/base/unique_fd.h"
+#include "sys/systemd/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

@@ -1,6 +1,6 @@
 #include "daemon/request_log.h"
 
-#include "sys/bus_compat.h"
+#include "sys/bus/bus_compat.h"
 
 namespace nr::daemon {
 

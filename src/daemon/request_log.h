@@ -5,9 +5,9 @@
 // name and the session when known goes to the journal first. That is the
 // whole of "every refusal is logged" (docs/troubleshooting.md).
 
-#include "core/log_event.h"
-#include "sys/bus_compat.h"
-#include "sys/journal_writer.h"
+#include "core/journal/log_event.h"
+#include "sys/base/journal_writer.h"
+#include "sys/bus/bus_compat.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

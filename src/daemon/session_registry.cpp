@@ -1,9 +1,9 @@
 #include "daemon/session_registry.h"
 
-#include "core/match_rules.h"
-#include "core/unit_state.h"
-#include "sys/bus_compat.h"
-#include "sys/systemd_manager.h"
+#include "core/base/unit_state.h"
+#include "core/bus/match_rules.h"
+#include "sys/bus/bus_compat.h"
+#include "sys/systemd/systemd_manager.h"
 
 namespace nr::daemon {
 

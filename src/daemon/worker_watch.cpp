@@ -1,7 +1,7 @@
 #include "daemon/worker_watch.h"
 
-#include "core/match_rules.h"
-#include "sys/bus_compat.h"
+#include "core/bus/match_rules.h"
+#include "sys/bus/bus_compat.h"
 
 namespace nr::daemon {
 

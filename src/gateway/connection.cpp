@@ -3,8 +3,8 @@
 // clang-format on
 #include "gateway/connection.h"
 
-#include "core/gateway_destination.h"
-#include "sys/journal_writer.h"
+#include "core/gateway/gateway_destination.h"
+#include "sys/base/journal_writer.h"
 
 #include <array>
 #include <limits>

@@ -11,8 +11,8 @@
 
 #include "gateway/session.h"
 
-#include "core/gateway_request.h"
-#include "core/gateway_route.h"
+#include "core/gateway/gateway_request.h"
+#include "core/gateway/gateway_route.h"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/beast/core.hpp>

@@ -3,7 +3,7 @@
 // whose every datagram is one core::GatewayControl message, from root only,
 // a registration carrying the session's listener (SCM_RIGHTS).
 
-#include "sys/unique_fd.h"
+#include "sys/base/unique_fd.h"
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #include "gateway/credential_store.h"
 
-#include "sys/unique_fd.h"
+#include "sys/base/unique_fd.h"
 
 #include <algorithm>
 #include <cctype>

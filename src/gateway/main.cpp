@@ -12,7 +12,7 @@
 #include "gateway/credential_store.h"
 #include "gateway/server.h"
 #include "gateway/session_store.h"
-#include "sys/journal_writer.h"
+#include "sys/base/journal_writer.h"
 #include "version/version.h"
 
 #include <csignal>

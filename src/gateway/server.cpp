@@ -3,15 +3,15 @@
 // clang-format on
 #include "gateway/server.h"
 
-#include "core/egress.h"
-#include "core/error.h"
-#include "core/gateway_log.h"
+#include "core/base/error.h"
+#include "core/gateway/egress.h"
+#include "core/gateway/gateway_log.h"
 #include "gateway/connection.h"
 #include "gateway/control_socket.h"
 #include "gateway/credential_store.h"
 #include "gateway/session.h"
 #include "gateway/session_store.h"
-#include "sys/journal_writer.h"
+#include "sys/base/journal_writer.h"
 
 #include <iostream>
 #include <limits>

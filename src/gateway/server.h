@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gateway/session_store.h"
-#include "sys/unique_fd.h"
+#include "sys/base/unique_fd.h"
 
 namespace nr::gateway {
 

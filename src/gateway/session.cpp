@@ -1,6 +1,6 @@
 #include "gateway/session.h"
 
-#include "sys/journal_writer.h"
+#include "sys/base/journal_writer.h"
 
 namespace nr::gateway {
 

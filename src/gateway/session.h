@@ -8,10 +8,10 @@
 #include "gateway/asio_config.h"
 // clang-format on
 
-#include "core/egress.h"
-#include "core/gateway_log.h"
-#include "core/refusal_tally.h"
-#include "core/request_budget.h"
+#include "core/gateway/egress.h"
+#include "core/gateway/gateway_log.h"
+#include "core/gateway/refusal_tally.h"
+#include "core/gateway/request_budget.h"
 #include "gateway/credential_store.h"
 
 #include <boost/asio.hpp>

@@ -1,8 +1,8 @@
 #include "gateway/session_store.h"
 
-#include "sys/fd_store.h"
-#include "sys/listen_fds.h"
-#include "sys/sealed_memfd.h"
+#include "sys/base/sealed_memfd.h"
+#include "sys/service/fd_store.h"
+#include "sys/service/listen_fds.h"
 
 #include <array>
 #include <cerrno>

@@ -6,7 +6,7 @@
 // again. Without it a restart (a new key, an upgrade) would leave every
 // running gateway session with no way out.
 
-#include "sys/unique_fd.h"
+#include "sys/base/unique_fd.h"
 
 #include <optional>
 #include <string>

@@ -3,7 +3,7 @@
 // clang-format on
 #include "gateway/connection.h"
 
-#include "core/tls_client_hello.h"
+#include "core/gateway/tls_client_hello.h"
 
 #include <memory>
 

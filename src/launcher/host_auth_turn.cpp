@@ -1,7 +1,7 @@
 #include "launcher/host_auth_turn.h"
 
-#include "core/error.h"
-#include "sys/helper_proxy.h"
+#include "core/base/error.h"
+#include "sys/bus/helper_proxy.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

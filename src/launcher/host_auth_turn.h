@@ -15,8 +15,8 @@
 
 #include <optional>
 
-#include "core/launch_spec.h"
-#include "sys/admission_lock.h"
+#include "core/launch/launch_spec.h"
+#include "sys/fs/admission_lock.h"
 
 namespace nr::launcher {
 

@@ -1,8 +1,8 @@
 #include "launcher/launch_steps.h"
 
-#include "core/error.h"
-#include "sys/helper_proxy.h"
-#include "sys/launch_spec_bus.h"
+#include "core/base/error.h"
+#include "sys/bus/helper_proxy.h"
+#include "sys/bus/launch_spec_bus.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/launch_spec.h"
-#include "sys/unique_fd.h"
+#include "core/launch/launch_spec.h"
+#include "sys/base/unique_fd.h"
 
 namespace nr::launcher {
 

@@ -5,23 +5,23 @@
 // execs native-runtime-supervise in its place, which stays bwrap's parent
 // until the sandbox ends (launcher/supervisor.h). A `network: gateway`
 // session first gets its own user and network namespace, and its one
-// listener there goes to the egress gateway (sys/netns_listener.h).
+// listener there goes to the egress gateway (sys/net/netns_listener.h).
 
-#include "core/denial_tally.h"
-#include "core/error.h"
-#include "core/exit_codes.h"
-#include "core/launcher_args.h"
-#include "core/sandbox_args.h"
+#include "core/base/error.h"
+#include "core/base/exit_codes.h"
+#include "core/launch/denial_tally.h"
+#include "core/launch/launcher_args.h"
+#include "core/launch/sandbox_args.h"
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
 #include "launcher/supervisor.h"
-#include "sys/journal_writer.h"
-#include "sys/landlock_scope.h"
-#include "sys/netns_listener.h"
-#include "sys/protected_paths.h"
-#include "sys/safe_dirs.h"
-#include "sys/sealed_memfd.h"
-#include "sys/seccomp_filter.h"
+#include "sys/base/journal_writer.h"
+#include "sys/base/sealed_memfd.h"
+#include "sys/fs/protected_paths.h"
+#include "sys/fs/safe_dirs.h"
+#include "sys/landlock/landlock_scope.h"
+#include "sys/net/netns_listener.h"
+#include "sys/seccomp/seccomp_filter.h"
 #include "version/version.h"
 
 #include <sys/prctl.h>

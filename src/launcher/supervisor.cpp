@@ -1,12 +1,12 @@
 #include "launcher/supervisor.h"
 
-#include "core/error.h"
-#include "core/exit_codes.h"
-#include "core/supervisor_args.h"
-#include "sys/fd_passing.h"
-#include "sys/journal_writer.h"
-#include "sys/sealed_memfd.h"
-#include "sys/seccomp_notify.h"
+#include "core/base/error.h"
+#include "core/base/exit_codes.h"
+#include "core/launch/supervisor_args.h"
+#include "sys/base/fd_passing.h"
+#include "sys/base/journal_writer.h"
+#include "sys/base/sealed_memfd.h"
+#include "sys/seccomp/seccomp_notify.h"
 
 #include <sys/prctl.h>
 #include <sys/socket.h>

@@ -2,12 +2,12 @@
 // forked bwrap (launcher/supervisor.h). Exec'd by the launcher only, as the
 // session user, inside the session's unit, as bwrap's parent; never started
 // by hand. Everything it gets is on its command line (non-secret,
-// core/supervisor_args.h) or an inherited descriptor.
+// core/launch/supervisor_args.h) or an inherited descriptor.
 
-#include "core/error.h"
-#include "core/supervisor_args.h"
+#include "core/base/error.h"
+#include "core/launch/supervisor_args.h"
 #include "supervise/supervision.h"
-#include "sys/journal_writer.h"
+#include "sys/base/journal_writer.h"
 #include "version/version.h"
 
 #include <sys/prctl.h>

@@ -1,13 +1,13 @@
 #include "supervise/supervision.h"
 
-#include "core/denial_tally.h"
-#include "core/error.h"
-#include "core/exit_codes.h"
-#include "core/journal_fields.h"
-#include "sys/admission_turn.h"
-#include "sys/journal_writer.h"
-#include "sys/notify_responder.h"
-#include "sys/output_watch.h"
+#include "core/base/error.h"
+#include "core/base/exit_codes.h"
+#include "core/journal/journal_fields.h"
+#include "core/launch/denial_tally.h"
+#include "sys/base/admission_turn.h"
+#include "sys/base/journal_writer.h"
+#include "sys/base/notify_responder.h"
+#include "sys/base/output_watch.h"
 
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -107,7 +107,7 @@ void answer(sys::NotifyResponder& responder, core::DenialTally& tally)
 
 // Answers the listener until the child has exited, or kills the child when
 // the worker stops reading the session's stdout (stream disposal: see
-// sys/output_watch.h and the stdio-host contract in docs/adapters.md).
+// sys/base/output_watch.h and the stdio-host contract in docs/adapters.md).
 sys::ChildEnd serve_until_exit(const core::SupervisorArgs& args)
 {
     std::optional<sys::NotifyResponder> responder;

@@ -1,11 +1,11 @@
 #pragma once
 // What native-runtime-supervise does for one session, from the arguments the
-// launcher exec'd it with (core/supervisor_args.h; the why is in
+// launcher exec'd it with (core/launch/supervisor_args.h; the why is in
 // launcher/supervisor.h): answer the supervised seccomp filter, hold the
 // host-auth turn, kill bwrap when the worker stops reading the session's
 // stdout, and end the way bwrap ended.
 
-#include "core/supervisor_args.h"
+#include "core/launch/supervisor_args.h"
 
 #include <string_view>
 

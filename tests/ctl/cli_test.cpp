@@ -4,11 +4,11 @@
 // bad input is a usage error while parsing, and every failure a verb
 // throws maps through the one exit table.
 
-#include "core/cli_exit.h"
+#include "core/cli/cli_exit.h"
 #include "ctl/cli.h"
 #include "ctl/exit_status.h"
 
-#include "sys/bus_compat.h"
+#include "sys/bus/bus_compat.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

@@ -12,13 +12,13 @@
 // Built as a libFuzzer binary with clang (-DNR_FUZZ=ON); the replay test
 // compiles this same file with LLVMFuzzerTestOneInput renamed.
 
-#include "core/config.h"
-#include "core/error.h"
-#include "core/ids.h"
-#include "core/launcher_args.h"
-#include "core/path_policy.h"
-#include "core/protected_paths.h"
-#include "core/session_plan.h"
+#include "core/base/error.h"
+#include "core/base/ids.h"
+#include "core/base/path_policy.h"
+#include "core/config/config.h"
+#include "core/launch/launcher_args.h"
+#include "core/launch/protected_paths.h"
+#include "core/plan/session_plan.h"
 #include "fuzz_support.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// libFuzzer target for the gateway's control-message decoder (core/egress.h).
+// libFuzzer target for the gateway's control-message decoder (core/gateway/egress.h).
 // Only root may write to the gateway's control socket, but the gateway
 // decodes as if anyone could: a malformed message must be refused, never
 // half-applied, and never crash the process that holds every provider key.
@@ -9,8 +9,8 @@
 // room for a header in the buffered bytes), and only providers whose host
 // is on the allow-list.
 
-#include "core/egress.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/gateway/egress.h"
 #include "fuzz_support.h"
 
 #include <algorithm>

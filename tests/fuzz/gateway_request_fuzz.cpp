@@ -1,5 +1,5 @@
 // libFuzzer target for what the egress gateway makes of a request's header
-// (core/gateway_request.h): the framing it accepts and the header it writes
+// (core/gateway/gateway_request.h): the framing it accepts and the header it writes
 // upstream in place of the session's. Its input is what model-controlled
 // code inside a session sends.
 //
@@ -12,7 +12,7 @@
 // gateway drops (hop-by-hop, Expect, Max-Forwards, a second Host), and no
 // CR or LF except at line ends.
 
-#include "core/gateway_request.h"
+#include "core/gateway/gateway_request.h"
 #include "fuzz_support.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // libFuzzer target for the egress gateway's route decision
-// (core/gateway_route.h). Its input is what model-controlled code inside a
+// (core/gateway/gateway_route.h). Its input is what model-controlled code inside a
 // session sends: a method, a request target and a header value.
 //
 // The input is three lines: method, target, the provider header's value.
@@ -10,7 +10,7 @@
 // reason and a host and message fit for a header and a log line; the
 // token matches only the exact "<scheme> <token>" value.
 
-#include "core/gateway_route.h"
+#include "core/gateway/gateway_route.h"
 #include "fuzz_support.h"
 
 #include <algorithm>

@@ -8,10 +8,10 @@
 // dash or slash for an id; the session unit name of two ids parses back to
 // exactly those ids; an accepted absolute path is canonical.
 
-#include "core/error.h"
-#include "core/ids.h"
-#include "core/path_policy.h"
-#include "core/unit_name.h"
+#include "core/base/error.h"
+#include "core/base/ids.h"
+#include "core/base/path_policy.h"
+#include "core/base/unit_name.h"
 #include "fuzz_support.h"
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// libFuzzer target for the launch-spec decoder (core/launch_spec.h), which
+// libFuzzer target for the launch-spec decoder (core/launch/launch_spec.h), which
 // the launcher runs on Launcher.Claim's reply before it applies anything.
 // The helper is trusted, but the decoder is the launcher's last word on
 // what a sandbox gets, so it must hold its contract on any field values.
@@ -21,9 +21,9 @@
 // at most 64 distinct, non-nested, canonical protected paths under an
 // absolute base).
 
-#include "core/error.h"
-#include "core/launch_spec.h"
-#include "core/relative_path.h"
+#include "core/base/error.h"
+#include "core/base/relative_path.h"
+#include "core/launch/launch_spec.h"
 #include "fuzz_support.h"
 
 #include <charconv>

@@ -10,9 +10,9 @@
 // and no mode, the receipt expires after it was made, the path stays
 // relative).
 
-#include "core/edit_receipt.h"
-#include "core/error.h"
-#include "core/relative_path.h"
+#include "core/base/error.h"
+#include "core/base/relative_path.h"
+#include "core/files/edit_receipt.h"
 #include "fuzz_support.h"
 
 #include <cstddef>

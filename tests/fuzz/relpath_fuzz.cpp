@@ -8,9 +8,9 @@
 // character, and the path appended to any root stays beneath that root as a
 // canonical absolute path.
 
-#include "core/error.h"
-#include "core/path_policy.h"
-#include "core/relative_path.h"
+#include "core/base/error.h"
+#include "core/base/path_policy.h"
+#include "core/base/relative_path.h"
 #include "fuzz_support.h"
 
 #include <cstddef>

@@ -3,9 +3,9 @@
 // all go through the very entry points libFuzzer calls. A harness signals a
 // finding by throwing, which fails the test naming the input.
 
-#include "core/config.h"
-#include "core/egress.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/config/config.h"
+#include "core/gateway/egress.h"
 
 #include <gtest/gtest.h>
 

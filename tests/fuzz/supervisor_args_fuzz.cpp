@@ -1,5 +1,5 @@
 // libFuzzer target for the supervisor's argument decoder
-// (core/supervisor_args.h), which native-runtime-supervise runs on its argv
+// (core/launch/supervisor_args.h), which native-runtime-supervise runs on its argv
 // before it touches a descriptor. The launcher is trusted, but a launcher
 // and a supervisor of different builds must fail the session cleanly, never
 // supervise it in part or crash.
@@ -13,8 +13,8 @@
 // calls with distinct non-negative numbers, distinct names and an errno in
 // 1..4095.
 
-#include "core/error.h"
-#include "core/supervisor_args.h"
+#include "core/base/error.h"
+#include "core/launch/supervisor_args.h"
 #include "fuzz_support.h"
 
 #include <algorithm>

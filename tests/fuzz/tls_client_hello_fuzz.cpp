@@ -1,5 +1,5 @@
 // libFuzzer target for the ClientHello check of the egress gateway's
-// tunnels (core/tls_client_hello.h). Its input is what model-controlled code
+// tunnels (core/gateway/tls_client_hello.h). Its input is what model-controlled code
 // inside a session sends first on a CONNECT tunnel: any bytes.
 //
 // Checked: waiting asks for more than was given and never past the limit; a
@@ -8,7 +8,7 @@
 // longer; and a prefix of the input is either undecided, asking for no more
 // than a hello that is accepted later sends, or decided as the whole input is.
 
-#include "core/tls_client_hello.h"
+#include "core/gateway/tls_client_hello.h"
 #include "fuzz_support.h"
 
 #include <algorithm>

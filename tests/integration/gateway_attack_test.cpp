@@ -120,7 +120,7 @@ std::string refusal_records(const std::string& unit, const std::string& refusal)
 }
 
 // The refusals the gateway's summary records of `unit` count, summed
-// (core/refusal_tally.h: the ones beyond 20 per 10 s get no record of their
+// (core/gateway/refusal_tally.h: the ones beyond 20 per 10 s get no record of their
 // own).
 std::uint64_t summarised_refusals(const std::string& unit)
 {

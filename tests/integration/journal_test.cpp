@@ -21,7 +21,7 @@ using json = nlohmann::json;
 
 namespace {
 
-// The fixed ids of src/core/log_event.cpp (also in the installed catalog).
+// The fixed ids of src/core/journal/log_event.cpp (also in the installed catalog).
 constexpr const char* kSessionStarted = "f67162d8350c4eb5af45a7cba697bbd4";
 constexpr const char* kSessionEnded = "f1dc0c07edd447878916d8f850eb8023";
 constexpr const char* kSessionRefused = "a8a2a6471bf648038cea7d70cd793637";

@@ -1,9 +1,9 @@
 // The host-auth ticket queue against a real filesystem and real flocks, with
 // forked processes as the other launchers: no root, bus or systemd needed.
 
-#include "sys/admission_lock.h"
+#include "sys/fs/admission_lock.h"
 
-#include "core/admission_queue.h"
+#include "core/launch/admission_queue.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

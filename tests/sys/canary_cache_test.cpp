@@ -2,7 +2,7 @@
 // root-owned directory nobody else may write; anything else reads as "no
 // pass", so the canary runs again.
 
-#include "sys/canary_cache.h"
+#include "sys/preflight/canary_cache.h"
 
 #include "temp_tree.h"
 

@@ -1,8 +1,8 @@
 // The hand-over of the seccomp listener from bwrap's side to the launcher
-// (sys/fd_passing.h: send_descriptor, receive_descriptor) over a real
+// (sys/base/fd_passing.h: send_descriptor, receive_descriptor) over a real
 // unix socket pair.
 
-#include "sys/fd_passing.h"
+#include "sys/base/fd_passing.h"
 
 #include <gtest/gtest.h>
 

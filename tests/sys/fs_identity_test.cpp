@@ -1,9 +1,9 @@
 // The helper is root; a file it fetches for a worker must be one the
 // worker could open itself. These tests take the identity of `nobody`.
 
-#include "sys/fs_identity.h"
+#include "sys/fs/fs_identity.h"
 
-#include "sys/safe_files.h"
+#include "sys/fs/safe_files.h"
 #include "temp_tree.h"
 #include "test_support.h"
 

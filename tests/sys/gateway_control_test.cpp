@@ -1,11 +1,11 @@
 // The helper's side of the egress gateway's control socket
-// (sys/gateway_control.h) against a stand-in gateway: a SOCK_SEQPACKET
+// (sys/net/gateway_control.h) against a stand-in gateway: a SOCK_SEQPACKET
 // listener in a temporary directory, served by a thread that records what
 // arrived and answers one datagram.
 
-#include "sys/gateway_control.h"
+#include "sys/net/gateway_control.h"
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "temp_tree.h"
 
 #include <gmock/gmock.h>

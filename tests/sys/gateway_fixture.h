@@ -4,9 +4,9 @@
 // they are set up), sessions registered as the helper registers them, and
 // raw HTTP over loopback.
 
-#include "core/egress.h"
-#include "core/network_policy.h"
-#include "sys/unique_fd.h"
+#include "core/base/network_policy.h"
+#include "core/gateway/egress.h"
+#include "sys/base/unique_fd.h"
 #include "temp_tree.h"
 
 #include <gtest/gtest.h>

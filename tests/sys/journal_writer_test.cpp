@@ -1,11 +1,11 @@
-// The journal writer (sys/journal_writer.h) against a stand-in for journald:
+// The journal writer (sys/base/journal_writer.h) against a stand-in for journald:
 // in a child with its own mount namespace and a tmpfs on /run, a datagram
 // socket bound at journald's path receives what write_log sends. The real
 // journald reads the same records in the integration tests (journal_test).
 
-#include "sys/journal_writer.h"
+#include "sys/base/journal_writer.h"
 
-#include "core/journal_native.h"
+#include "core/journal/journal_native.h"
 #include "temp_tree.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "sys/launch_spec_bus.h"
+#include "sys/bus/launch_spec_bus.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
-// The gateway session's network namespace (sys/netns_listener.h), made by a
+// The gateway session's network namespace (sys/net/netns_listener.h), made by a
 // child that is what a session's launcher is: `nobody`, no_new_privs,
 // dumpable (as systemd's exec leaves it). The parent, root on the host's
 // network, stands for the helper and the gateway: it receives the listener
 // and accepts on it.
 
-#include "sys/fd_passing.h"
-#include "sys/netns_listener.h"
-#include "sys/seccomp_notify.h"
+#include "sys/base/fd_passing.h"
+#include "sys/net/netns_listener.h"
+#include "sys/seccomp/seccomp_notify.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // The supervised seccomp filter from both ends in one test: a child loads
-// it (sys/seccomp_notify.h, libseccomp) and hands its listener over, as the
-// launcher's child does; the parent answers with sys/notify_responder.h's
+// it (sys/seccomp/seccomp_notify.h, libseccomp) and hands its listener over, as the
+// launcher's child does; the parent answers with sys/base/notify_responder.h's
 // raw ioctls, as native-runtime-supervise does.
 
-#include "sys/notify_responder.h"
+#include "sys/base/notify_responder.h"
 
-#include "core/error.h"
-#include "sys/fd_passing.h"
-#include "sys/seccomp_notify.h"
+#include "core/base/error.h"
+#include "sys/base/fd_passing.h"
+#include "sys/seccomp/seccomp_notify.h"
 
 #include <gtest/gtest.h>
 

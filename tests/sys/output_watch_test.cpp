@@ -1,7 +1,7 @@
 // The launcher's watch on the worker's end of the session's stdout
-// (sys/output_watch.h), against real pipes, sockets and child processes.
+// (sys/base/output_watch.h), against real pipes, sockets and child processes.
 
-#include "sys/output_watch.h"
+#include "sys/base/output_watch.h"
 
 #include <gtest/gtest.h>
 

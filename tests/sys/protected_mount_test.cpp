@@ -1,14 +1,14 @@
 // Protected home paths in a real bwrap sandbox: the launcher's walk
-// (sys/protected_paths.h) and its mounts (core::bind_from_descriptors),
+// (sys/fs/protected_paths.h) and its mounts (core::bind_from_descriptors),
 // with bwrap's --ro-bind-fd and --bind-fd over the home's writable bind.
 // Each refusal inside has its positive control: a write beside the
 // protected file succeeds, and without the protection the same write does.
 // Skipped where bwrap cannot make a sandbox (no user namespaces).
 
-#include "core/sandbox_args.h"
-#include "sys/host_facts.h"
-#include "sys/protected_paths.h"
-#include "sys/sealed_memfd.h"
+#include "core/launch/sandbox_args.h"
+#include "sys/base/sealed_memfd.h"
+#include "sys/fs/protected_paths.h"
+#include "sys/host/host_facts.h"
 
 #include "temp_tree.h"
 

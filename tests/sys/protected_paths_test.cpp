@@ -2,7 +2,7 @@
 // what is missing is created, what is there is kept, and every planted
 // symlink, wrong kind, foreign owner or extra hard link is refused.
 
-#include "sys/protected_paths.h"
+#include "sys/fs/protected_paths.h"
 
 #include "temp_tree.h"
 #include "test_support.h"

@@ -1,4 +1,4 @@
-#include "sys/random_token.h"
+#include "sys/base/random_token.h"
 
 #include "test_support.h"
 

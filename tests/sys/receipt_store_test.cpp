@@ -2,9 +2,9 @@
 // pre-edit snapshot in a 2770 directory; forged, edited or swapped pieces
 // are refused.
 
-#include "sys/receipt_store.h"
+#include "sys/crypto/receipt_store.h"
 
-#include "sys/digest.h"
+#include "sys/crypto/digest.h"
 #include "temp_tree.h"
 #include "test_support.h"
 

@@ -2,9 +2,9 @@
 // planted link is refused, with both resolvers (openat2 and the O_NOFOLLOW
 // walk), and each refusal has a twin that is accepted.
 
-#include "sys/safe_files.h"
+#include "sys/fs/safe_files.h"
 
-#include "core/relative_path.h"
+#include "core/base/relative_path.h"
 #include "temp_tree.h"
 #include "test_support.h"
 

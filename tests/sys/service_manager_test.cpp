@@ -1,10 +1,10 @@
-// The process's own service manager without the bus (sys/listen_fds.h,
-// sys/fd_store.h, sys/unit_of_pid.h), in the cases a test can set up
+// The process's own service manager without the bus (sys/service/listen_fds.h,
+// sys/service/fd_store.h, sys/service/unit_of_pid.h), in the cases a test can set up
 // without being started by systemd.
 
-#include "sys/fd_store.h"
-#include "sys/listen_fds.h"
-#include "sys/unit_of_pid.h"
+#include "sys/service/fd_store.h"
+#include "sys/service/listen_fds.h"
+#include "sys/service/unit_of_pid.h"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "sys/unique_fd.h"
+#include "sys/base/unique_fd.h"
 
 namespace nr::test {
 

@@ -1,11 +1,11 @@
 // Host-auth admission: the config choice, the queue each adapter uses, and
-// the decisions of the ticket queue (src/core/config.cpp read_host_auth,
+// the decisions of the ticket queue (src/core/config/config.cpp read_host_auth,
 // src/core/host_auth.*, admission_queue.*).
 
-#include "core/admission_queue.h"
-#include "core/config.h"
-#include "core/host_auth.h"
-#include "core/session_plan.h"
+#include "core/config/config.h"
+#include "core/launch/admission_queue.h"
+#include "core/launch/host_auth.h"
+#include "core/plan/session_plan.h"
 
 #include "config_fixtures.h"
 #include "test_support.h"

@@ -1,4 +1,4 @@
-#include "core/bus_names.h"
+#include "core/bus/bus_names.h"
 
 #include <gtest/gtest.h>
 

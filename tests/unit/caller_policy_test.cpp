@@ -1,4 +1,4 @@
-#include "core/caller_policy.h"
+#include "core/plan/caller_policy.h"
 
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 // native-runtimectl's one table from a failure to an exit status
-// (core/cli_exit.h; docs/man/native-runtimectl.1.md, EXIT STATUS).
+// (core/cli/cli_exit.h; docs/man/native-runtimectl.1.md, EXIT STATUS).
 
-#include "core/cli_exit.h"
+#include "core/cli/cli_exit.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // What native-runtimectl checks on its command line before any bus call
-// (core/cli_input.h).
+// (core/cli/cli_input.h).
 
-#include "core/cli_input.h"
+#include "core/cli/cli_input.h"
 
 #include "test_support.h"
 

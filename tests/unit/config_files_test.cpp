@@ -1,6 +1,6 @@
 // The `files` section and the snapshot dir as file operations use them.
 
-#include "core/config.h"
+#include "core/config/config.h"
 
 #include "config_fixtures.h"
 #include "test_support.h"

@@ -3,7 +3,7 @@
 // smallest YAML file parse_config accepts, and a Config value with two
 // adapters for the decisions made from a parsed config.
 
-#include "core/config.h"
+#include "core/config/config.h"
 
 #include <string>
 #include <string_view>

@@ -1,6 +1,6 @@
 // The `network: gateway` keys: an adapter's `egress:` section and the
 // top-level `gateway:` section (docs/configuration.md).
-#include "core/config.h"
+#include "core/config/config.h"
 
 #include "config_error.h"
 #include "config_fixtures.h"

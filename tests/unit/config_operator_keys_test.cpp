@@ -1,7 +1,7 @@
 // The configuration keys the operator surface reads: the snapshot dir the
 // late drop-in grants, and the application units it is installed on.
 
-#include "core/config.h"
+#include "core/config/config.h"
 
 #include "config_fixtures.h"
 #include "test_support.h"

@@ -1,5 +1,5 @@
 // An adapter's `protected_home_paths` (docs/configuration.md).
-#include "core/config.h"
+#include "core/config/config.h"
 
 #include "config_error.h"
 #include "config_fixtures.h"

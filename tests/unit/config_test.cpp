@@ -1,4 +1,4 @@
-#include "core/config.h"
+#include "core/config/config.h"
 
 #include "config_error.h"
 #include "config_fixtures.h"

@@ -1,6 +1,6 @@
-#include "core/denial_tally.h"
+#include "core/launch/denial_tally.h"
 
-#include "core/seccomp_rules.h"
+#include "core/plan/seccomp_rules.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/dropin.h"
+#include "core/ops/dropin.h"
 
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-#include "core/edit_receipt.h"
+#include "core/files/edit_receipt.h"
 
 #include "test_support.h"
 

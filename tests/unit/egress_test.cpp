@@ -1,5 +1,5 @@
-#include "core/egress.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/gateway/egress.h"
 
 #include <gtest/gtest.h>
 

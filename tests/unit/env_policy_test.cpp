@@ -1,4 +1,4 @@
-#include "core/env_policy.h"
+#include "core/plan/env_policy.h"
 
 #include "config_fixtures.h"
 #include "test_support.h"

@@ -5,10 +5,10 @@
 // goes through the egress gateway by default, with the provider entry the
 // gateway tests run; its `-host` profile is the named alternative.
 
-#include "core/config.h"
-#include "core/path_policy.h"
-#include "core/provider_keys.h"
-#include "core/session_plan.h"
+#include "core/base/path_policy.h"
+#include "core/config/config.h"
+#include "core/ops/provider_keys.h"
+#include "core/plan/session_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

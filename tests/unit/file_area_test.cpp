@@ -1,4 +1,4 @@
-#include "core/file_area.h"
+#include "core/files/file_area.h"
 
 #include "test_support.h"
 

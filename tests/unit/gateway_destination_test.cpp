@@ -1,4 +1,4 @@
-#include "core/gateway_destination.h"
+#include "core/gateway/gateway_destination.h"
 
 #include <gtest/gtest.h>
 

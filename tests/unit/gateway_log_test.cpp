@@ -1,5 +1,5 @@
-#include "core/gateway_log.h"
-#include "core/journal_fields.h"
+#include "core/gateway/gateway_log.h"
+#include "core/journal/journal_fields.h"
 
 #include <gtest/gtest.h>
 

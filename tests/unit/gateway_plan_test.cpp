@@ -1,6 +1,6 @@
-#include "core/gateway_plan.h"
+#include "core/plan/gateway_plan.h"
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>

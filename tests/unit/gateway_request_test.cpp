@@ -1,4 +1,4 @@
-#include "core/gateway_request.h"
+#include "core/gateway/gateway_request.h"
 
 #include <gtest/gtest.h>
 

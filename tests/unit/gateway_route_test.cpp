@@ -1,4 +1,4 @@
-#include "core/gateway_route.h"
+#include "core/gateway/gateway_route.h"
 
 #include <gtest/gtest.h>
 

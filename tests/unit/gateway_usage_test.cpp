@@ -1,11 +1,11 @@
 // What `status` shows of the gateway's traffic: sums of the gateway's own
-// request records (core/gateway_usage.h).
+// request records (core/gateway/gateway_usage.h).
 
-#include "core/gateway_log.h"
-#include "core/gateway_usage.h"
-#include "core/journal_fields.h"
-#include "core/log_event.h"
-#include "core/log_query.h"
+#include "core/gateway/gateway_log.h"
+#include "core/gateway/gateway_usage.h"
+#include "core/journal/journal_fields.h"
+#include "core/journal/log_event.h"
+#include "core/journal/log_query.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ GatewayRecordFields budgeted(GatewayRecordFields record, std::uint64_t budget, s
 }
 
 // A summary of `refusals` refusals that got no record of their own, as
-// the gateway writes it (core/gateway_log.h).
+// the gateway writes it (core/gateway/gateway_log.h).
 GatewayRecordFields refusal_summary(std::uint64_t at, const std::string& unit, const std::string& refusals)
 {
     return GatewayRecordFields{at,

@@ -1,4 +1,4 @@
-#include "core/hardening_check.h"
+#include "core/plan/hardening_check.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

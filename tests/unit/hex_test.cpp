@@ -1,5 +1,5 @@
-#include "core/hex.h"
-#include "core/journal_fields.h"
+#include "core/base/hex.h"
+#include "core/journal/journal_fields.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/ids.h"
+#include "core/base/ids.h"
 
 #include "test_support.h"
 

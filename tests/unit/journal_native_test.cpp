@@ -1,6 +1,6 @@
-#include "core/journal_native.h"
+#include "core/journal/journal_native.h"
 
-#include "core/log_event.h"
+#include "core/journal/log_event.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

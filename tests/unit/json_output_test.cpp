@@ -1,7 +1,7 @@
-// native-runtimectl's JSON writer (core/json_output.h): every output parses,
+// native-runtimectl's JSON writer (core/cli/json_output.h): every output parses,
 // whatever bytes went in.
 
-#include "core/json_output.h"
+#include "core/cli/json_output.h"
 
 #include "test_support.h"
 

@@ -1,8 +1,8 @@
-#include "core/launch_spec.h"
+#include "core/launch/launch_spec.h"
 
-#include "core/seccomp_rules.h"
+#include "core/plan/seccomp_rules.h"
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>

@@ -1,6 +1,6 @@
-#include "core/launcher_args.h"
+#include "core/launch/launcher_args.h"
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>

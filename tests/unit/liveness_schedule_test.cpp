@@ -1,4 +1,4 @@
-#include "core/liveness_schedule.h"
+#include "core/cli/liveness_schedule.h"
 
 #include <gtest/gtest.h>
 

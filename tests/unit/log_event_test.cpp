@@ -1,4 +1,4 @@
-#include "core/log_event.h"
+#include "core/journal/log_event.h"
 
 #include "test_support.h"
 

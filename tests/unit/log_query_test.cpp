@@ -1,4 +1,4 @@
-#include "core/log_query.h"
+#include "core/journal/log_query.h"
 
 #include "test_support.h"
 

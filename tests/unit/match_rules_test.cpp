@@ -1,4 +1,4 @@
-#include "core/match_rules.h"
+#include "core/bus/match_rules.h"
 
 #include "test_support.h"
 

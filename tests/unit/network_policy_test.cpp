@@ -1,4 +1,4 @@
-#include "core/network_policy.h"
+#include "core/base/network_policy.h"
 
 #include <gtest/gtest.h>
 

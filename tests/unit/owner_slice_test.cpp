@@ -1,4 +1,4 @@
-#include "core/owner_slice.h"
+#include "core/plan/owner_slice.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/path_policy.h"
+#include "core/base/path_policy.h"
 
 #include "test_support.h"
 

@@ -1,6 +1,6 @@
 // How plan_session turns an adapter's protected home paths into mounts and
-// into the launch spec (core/protected_paths.h).
-#include "core/session_plan.h"
+// into the launch spec (core/launch/protected_paths.h).
+#include "core/plan/session_plan.h"
 
 #include "config_fixtures.h"
 #include "test_support.h"

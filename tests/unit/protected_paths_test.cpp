@@ -1,4 +1,4 @@
-#include "core/protected_paths.h"
+#include "core/launch/protected_paths.h"
 
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-#include "core/provider_keys.h"
+#include "core/ops/provider_keys.h"
 
 #include "config_fixtures.h"
 

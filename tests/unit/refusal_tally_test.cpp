@@ -1,7 +1,7 @@
 // Which of a session's gateway refusals get a record of their own, and the
-// summary of the rest (core/refusal_tally.h).
+// summary of the rest (core/gateway/refusal_tally.h).
 
-#include "core/refusal_tally.h"
+#include "core/gateway/refusal_tally.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/relative_path.h"
+#include "core/base/relative_path.h"
 
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 // The gateway's per-owner request budget: a sliding window of the owner's
-// relayed requests (core/request_budget.h).
+// relayed requests (core/gateway/request_budget.h).
 
-#include "core/request_budget.h"
+#include "core/gateway/request_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/sandbox_args.h"
+#include "core/launch/sandbox_args.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-#include "core/seccomp_rules.h"
+#include "core/plan/seccomp_rules.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

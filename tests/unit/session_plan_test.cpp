@@ -1,4 +1,4 @@
-#include "core/session_plan.h"
+#include "core/plan/session_plan.h"
 
 #include "config_fixtures.h"
 #include "test_support.h"

@@ -1,4 +1,4 @@
-#include "core/session_view.h"
+#include "core/cli/session_view.h"
 
 #include <gtest/gtest.h>
 

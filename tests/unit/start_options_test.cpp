@@ -1,6 +1,6 @@
-#include "core/start_options.h"
+#include "core/bus/start_options.h"
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "test_support.h"
 
 #include <gmock/gmock.h>

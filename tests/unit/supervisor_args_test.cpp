@@ -1,4 +1,4 @@
-#include "core/supervisor_args.h"
+#include "core/launch/supervisor_args.h"
 
 #include "test_support.h"
 

@@ -2,7 +2,7 @@
 // Shared helpers for the core unit tests: capture the typed Error a call
 // throws, so tests assert on kind() and on the key parts of the message.
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 #include <gtest/gtest.h>
 

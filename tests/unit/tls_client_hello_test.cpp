@@ -1,4 +1,4 @@
-#include "core/tls_client_hello.h"
+#include "core/gateway/tls_client_hello.h"
 
 #include <gtest/gtest.h>
 

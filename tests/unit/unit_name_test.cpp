@@ -1,4 +1,4 @@
-#include "core/unit_name.h"
+#include "core/base/unit_name.h"
 
 #include "test_support.h"
 

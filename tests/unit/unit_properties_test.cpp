@@ -1,4 +1,4 @@
-#include "core/unit_properties.h"
+#include "core/plan/unit_properties.h"
 
 #include <gtest/gtest.h>
 

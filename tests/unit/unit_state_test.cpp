@@ -1,4 +1,4 @@
-#include "core/unit_state.h"
+#include "core/base/unit_state.h"
 
 #include <gtest/gtest.h>
 

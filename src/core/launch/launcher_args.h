@@ -1,0 +1,28 @@
+#pragma once
+// native-runtime-launch's command line, which is ExecStart= of a session's
+// unit and so readable by every local user: only non-secret references.
+//   native-runtime-launch --claim TOKEN [--gateway-port PORT]
+// The port is on the command line, not only in the claimed spec, because
+// the launcher makes a gateway session's user and network namespace before
+// it claims anything: writing its own uid_map needs a dumpable process, and
+// a dumpable process must not hold the spec (sys/net/netns_listener.h).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nr::core {
+
+struct LauncherArgs {
+    std::string claim_token;
+    std::uint16_t gateway_port = 0; // 0: not a gateway session
+};
+
+// argv[0] is `launcher_path`.
+std::vector<std::string> launcher_argv(const std::string& launcher_path, const LauncherArgs& args);
+
+// Throws Error(LaunchFailed) with the usage for anything launcher_argv
+// would not have produced (argv[0] is not looked at).
+LauncherArgs parse_launcher_args(const std::vector<std::string>& argv);
+
+} // namespace nr::core

@@ -1,0 +1,42 @@
+#pragma once
+// Who may start sessions, and as which user. The caller's identity comes from
+// the bus credentials (resolved by the adapter through NSS), never from the
+// request payload; the payload may only *name* a run-as user, and only a root
+// caller may do that.
+
+#include <string>
+#include <string_view>
+#include <sys/types.h>
+#include <vector>
+
+#include "core/config/config.h"
+
+namespace nr::core {
+
+struct CallerIdentity {
+    uid_t uid = 0;
+    std::string user_name;                // from NSS for uid
+    std::vector<std::string> group_names; // primary and supplementary, from NSS
+};
+
+// Returns the user name the session must run as. Throws Error(AccessDenied)
+// when the caller is not configured, when a non-root caller names another
+// user, or when a root caller names no user or one outside run_as_users.
+std::string decide_run_as_user(const CallerPolicy& policy, const CallerIdentity& caller,
+                               std::string_view requested_run_as);
+
+// Whether the caller may act on a session that runs as `session_uid`
+// (stop, inspect): root, or the same uid.
+bool may_manage_session(uid_t caller_uid, uid_t session_uid);
+
+// Who may act on a session: its user or root (stop, inspect), or its user
+// only (the session's own launcher reporting from inside the unit).
+enum class SessionAccess { OwnerOrRoot, OwnerOnly };
+
+// Whether `caller_uid` may act on a session unit whose User= is `unit_user`.
+// The helper always writes User= as a decimal uid; any other value (empty,
+// a name, a sign, a leading zero) belongs to no one and is refused for
+// every caller, root included.
+bool may_access_session(uid_t caller_uid, std::string_view unit_user, SessionAccess access);
+
+} // namespace nr::core

@@ -1,0 +1,49 @@
+#pragma once
+// Transient unit properties as typed data. The adapter marshals them to the
+// a(sv) array of StartTransientUnit; the helper later reads the same names
+// back from systemd to confirm they were applied. Nothing secret may ever be
+// placed here: any local user can read a unit's properties.
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/base/network_policy.h"
+
+namespace nr::core {
+
+struct ExecCommand {
+    std::string path;
+    std::vector<std::string> argv;
+};
+
+enum class StdioSlot { Input, Output, Error };
+
+// LogExtraFields is aay on the bus; each entry is FIELD=value.
+struct JournalFields {
+    std::vector<std::string> fields;
+};
+
+// IPAddressAllow=/IPAddressDeny= are a(iayu) on the bus.
+struct AddressList {
+    std::vector<IpPrefix> prefixes;
+};
+
+using PropertyValue = std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, ExecCommand, StdioSlot,
+                                   JournalFields, AddressList>;
+
+struct UnitProperty {
+    std::string name;
+    PropertyValue value;
+};
+
+using UnitProperties = std::vector<UnitProperty>;
+
+// Returns the property or nullptr.
+const UnitProperty* find_property(const UnitProperties& properties, const std::string& name);
+
+// Adds NAME=value to LogExtraFields, creating the property if needed.
+void add_journal_field(UnitProperties& properties, const std::string& field);
+
+} // namespace nr::core

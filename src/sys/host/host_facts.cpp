@@ -1,0 +1,34 @@
+#include "sys/host/host_facts.h"
+
+#include <array>
+#include <climits>
+#include <unistd.h>
+
+namespace nr::sys {
+
+std::vector<core::RootSymlink> observe_root_symlinks()
+{
+    constexpr std::array<const char*, 6> kCandidates{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
+    std::vector<core::RootSymlink> links;
+    for (const char* path : kCandidates) {
+        std::array<char, PATH_MAX> target{};
+        const auto len = readlink(path, target.data(), target.size() - 1);
+        if (len <= 0) {
+            continue;
+        }
+        const std::string value(target.data(), static_cast<std::size_t>(len));
+        // Only relative links into usr/ are mirrored; anything else is a host
+        // oddity the operator should grant explicitly.
+        if (value.starts_with("usr/") && value.find("..") == std::string::npos) {
+            links.push_back({path, value});
+        }
+    }
+    return links;
+}
+
+core::HostFacts observe_host(const std::string& launcher_path)
+{
+    return core::HostFacts{launcher_path, observe_root_symlinks()};
+}
+
+} // namespace nr::sys
