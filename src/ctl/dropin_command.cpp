@@ -2,6 +2,7 @@
 // drop-in into the application's units, reload systemd over the bus, and
 // read back that systemd applies it (naming any file that overrides it).
 
+#include "core/base/app_unit_name.h"
 #include "core/base/error.h"
 #include "core/base/unit_name.h"
 #include "core/config/config.h"

@@ -36,8 +36,4 @@ std::string session_unit_name(std::string_view owner, std::string_view chat);
 // listings so operators' own units are never touched.
 bool is_session_unit_name(std::string_view unit);
 
-// Throws Error(InvalidArgument) unless `unit` is a service unit name (a
-// template instance is fine) that is not one of native-runtime's own.
-void validate_app_unit_name(std::string_view unit);
-
 } // namespace nr::core

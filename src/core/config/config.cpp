@@ -1,9 +1,9 @@
 #include "core/config/config.h"
 
+#include "core/base/app_unit_name.h"
 #include "core/base/error.h"
 #include "core/base/ids.h"
 #include "core/base/path_policy.h"
-#include "core/base/unit_name.h"
 #include "core/config/config_reader.h"
 #include "core/config/env_names.h"
 
