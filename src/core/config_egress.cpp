@@ -134,27 +134,21 @@ EgressPolicy read_egress(const ConfigReader& r, const Node& node, const Key& key
                    {
                        {"allow_hosts",
                         [&](const Node& n, const Key& k) {
-                            if (!n.IsSequence()) {
-                                r.error_at(n, k, "expected a list");
-                            }
-                            for (const auto& item : n) {
-                                auto host = egress_host(r, item, k);
+                            r.for_each_item(n, k, [&](const Node& item, const Key& where) {
+                                auto host = egress_host(r, item, where);
                                 if (std::find(egress.allow_hosts.begin(), egress.allow_hosts.end(), host) !=
                                     egress.allow_hosts.end()) {
-                                    r.error_at(item, k, host + " is listed twice");
+                                    r.error_at(item, where, host + " is listed twice");
                                 }
                                 egress.allow_hosts.push_back(std::move(host));
-                            }
+                            });
                         }},
                        {"allow_addresses", r.assign(egress.allow_addresses, &ConfigReader::address_list)},
                        {"providers",
                         [&](const Node& n, const Key& k) {
-                            if (!n.IsSequence()) {
-                                r.error_at(n, k, "expected a list");
-                            }
-                            for (const auto& item : n) {
-                                egress.providers.push_back(read_provider(r, item, k));
-                            }
+                            r.for_each_item(n, k, [&](const Node& item, const Key& where) {
+                                egress.providers.push_back(read_provider(r, item, where));
+                            });
                         }},
                    });
     return egress;
