@@ -47,6 +47,14 @@ core::RequestHead head_of(const http::request<http::buffer_body>& request)
     return head;
 }
 
+// The session's token, in the header that carries the key upstream.
+bool presents_token(const http::request<http::buffer_body>& request, const core::ProviderRoute& provider,
+                    const std::string& token)
+{
+    const auto presented = request[provider.header];
+    return core::token_matches(provider, std::string_view(presented.data(), presented.size()), token);
+}
+
 } // namespace
 
 Connection::Connection(Shared& shared, std::shared_ptr<Session> session, tcp::socket socket)
@@ -173,51 +181,12 @@ awaitable<void> Connection::serve()
         }
         Exchange exchange;
         exchange.record.bytes_in = buffer_.size();
-        if (outcome == HeadRead::TooLarge) {
-            co_await refuse(exchange, 431, "header-too-large",
-                            "native-runtime gateway: the request header is larger than this session allows", false);
-            co_return;
-        }
-        if (outcome == HeadRead::TimedOut) {
-            co_await refuse(exchange, 408, "header-timeout",
-                            "native-runtime gateway: the request header did not arrive in time", false);
-            co_return;
-        }
-        if (outcome == HeadRead::NoMemory) {
-            co_await refuse(exchange, 503, "session-memory",
-                            "native-runtime gateway: this session holds as much memory in the gateway as it may",
-                            false);
-            co_return;
-        }
-        const std::string_view raw(static_cast<const char*>(buffer_.data().data()), head_size);
-        exchange.record.bytes_in = head_size;
-        if (core::has_obs_fold(raw)) {
-            co_await refuse(exchange, 400, "bad-framing",
-                            "native-runtime gateway: a header line is continued on the next (obs-fold)", false);
+        if (outcome != HeadRead::Complete) {
+            co_await refuse_head(outcome, exchange);
             co_return;
         }
         RequestParser parser;
-        parser.eager(false);
-        parser.header_limit(static_cast<std::uint32_t>(
-            std::min<std::uint64_t>(header_limit(), std::numeric_limits<std::uint32_t>::max())));
-        parser.body_limit(session_->config.max_request_bytes);
-        beast::error_code ec;
-        parser.put(asio::buffer(buffer_.data().data(), head_size), ec);
-        buffer_.consume(head_size);
-        if (ec == http::error::bad_content_length || ec == http::error::bad_transfer_encoding) {
-            co_await refuse(exchange, 400, "bad-framing",
-                            "native-runtime gateway: the request's Content-Length or Transfer-Encoding is in doubt",
-                            false);
-            co_return;
-        }
-        if (ec == http::error::body_limit) {
-            co_await refuse(exchange, 413, "request-too-large",
-                            "native-runtime gateway: the request is larger than this session allows", false);
-            co_return;
-        }
-        if (ec || !parser.is_header_done()) {
-            exchange.record.method = "-";
-            co_await refuse(exchange, 400, "malformed", "native-runtime gateway: not an HTTP/1.1 request", false);
+        if (!co_await parse_head(parser, head_size, exchange)) {
             co_return;
         }
         first_request_ = false;
@@ -226,6 +195,57 @@ awaitable<void> Connection::serve()
             co_return;
         }
     }
+}
+
+// A header that never came whole: the connection ends after the refusal.
+awaitable<void> Connection::refuse_head(HeadRead outcome, Exchange& exchange)
+{
+    if (outcome == HeadRead::TooLarge) {
+        co_await refuse(exchange, 431, "header-too-large",
+                        "native-runtime gateway: the request header is larger than this session allows", false);
+    } else if (outcome == HeadRead::TimedOut) {
+        co_await refuse(exchange, 408, "header-timeout",
+                        "native-runtime gateway: the request header did not arrive in time", false);
+    } else if (outcome == HeadRead::NoMemory) {
+        co_await refuse(exchange, 503, "session-memory",
+                        "native-runtime gateway: this session holds as much memory in the gateway as it may", false);
+    }
+}
+
+// The header's `head_size` bytes into `parser`, which then waits for the
+// body; false once a header the gateway cannot trust has been refused.
+awaitable<bool> Connection::parse_head(RequestParser& parser, std::size_t head_size, Exchange& exchange)
+{
+    const std::string_view raw(static_cast<const char*>(buffer_.data().data()), head_size);
+    exchange.record.bytes_in = head_size;
+    if (core::has_obs_fold(raw)) {
+        co_await refuse(exchange, 400, "bad-framing",
+                        "native-runtime gateway: a header line is continued on the next (obs-fold)", false);
+        co_return false;
+    }
+    parser.eager(false);
+    parser.header_limit(
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(header_limit(), std::numeric_limits<std::uint32_t>::max())));
+    parser.body_limit(session_->config.max_request_bytes);
+    beast::error_code ec;
+    parser.put(asio::buffer(buffer_.data().data(), head_size), ec);
+    buffer_.consume(head_size);
+    if (ec == http::error::bad_content_length || ec == http::error::bad_transfer_encoding) {
+        co_await refuse(exchange, 400, "bad-framing",
+                        "native-runtime gateway: the request's Content-Length or Transfer-Encoding is in doubt", false);
+        co_return false;
+    }
+    if (ec == http::error::body_limit) {
+        co_await refuse(exchange, 413, "request-too-large",
+                        "native-runtime gateway: the request is larger than this session allows", false);
+        co_return false;
+    }
+    if (ec || !parser.is_header_done()) {
+        exchange.record.method = "-";
+        co_await refuse(exchange, 400, "malformed", "native-runtime gateway: not an HTTP/1.1 request", false);
+        co_return false;
+    }
+    co_return true;
 }
 
 awaitable<bool> Connection::handle(RequestParser& parser, std::size_t head_size)
@@ -249,33 +269,49 @@ awaitable<bool> Connection::handle(RequestParser& parser, std::size_t head_size)
     const auto& config = session_->config;
     const auto route = core::decide_route(config.egress, head.method, head.target, session_->port);
     if (const auto* refusal = std::get_if<core::RouteRefuse>(&route)) {
-        exchange.record.host = refusal->host;
-        // Named first: GCC 12 destroys a conditional's temporary inside a
-        // co_await expression twice (GCC bug 100611).
-        std::string allow_name;
-        std::string allow_value;
-        if (refusal->reason == "method") {
-            allow_name = "Allow";
-            allow_value = core::kForwardableMethods;
-        }
-        co_await refuse(exchange, refusal->status, refusal->reason, core::refusal_message(*refusal), keep_after_refusal,
-                        allow_name, allow_value);
+        co_await refuse_route(*refusal, keep_after_refusal, exchange);
         co_return keep_after_refusal;
     }
     const auto* tunnel = std::get_if<core::RouteTunnel>(&route);
     const auto* forward = std::get_if<core::RouteForward>(&route);
     exchange.record.host = tunnel != nullptr ? core::sanitize_host(tunnel->host) : forward->host;
-    if (forward != nullptr) {
-        const auto& provider = *forward->provider;
-        const auto presented = request[provider.header];
-        if (!core::token_matches(provider, std::string_view(presented.data(), presented.size()), config.token)) {
-            co_await refuse(exchange, 403, "token", "native-runtime gateway: this session's token is required",
-                            keep_after_refusal);
-            co_return keep_after_refusal;
-        }
+    if (forward != nullptr && !presents_token(request, *forward->provider, config.token)) {
+        co_await refuse(exchange, 403, "token", "native-runtime gateway: this session's token is required",
+                        keep_after_refusal);
+        co_return keep_after_refusal;
     }
-    // Only what the gateway would relay counts against the owner's budget:
-    // a refused destination or a wrong token costs nothing upstream.
+    if (!co_await admit_to_budget(keep_after_refusal, exchange)) {
+        co_return keep_after_refusal;
+    }
+    if (tunnel != nullptr) {
+        core::HostPort where{tunnel->host, tunnel->port};
+        co_await relay_tunnel(std::move(where), exchange);
+        co_return false;
+    }
+    co_return co_await forward_request(*forward, parser, head, framing, exchange);
+}
+
+awaitable<void> Connection::refuse_route(const core::RouteRefuse& refusal, bool keep_alive, Exchange& exchange)
+{
+    exchange.record.host = refusal.host;
+    // Named first: GCC 12 destroys a conditional's temporary inside a
+    // co_await expression twice (GCC bug 100611).
+    std::string allow_name;
+    std::string allow_value;
+    if (refusal.reason == "method") {
+        allow_name = "Allow";
+        allow_value = core::kForwardableMethods;
+    }
+    co_await refuse(exchange, refusal.status, refusal.reason, core::refusal_message(refusal), keep_alive, allow_name,
+                    allow_value);
+}
+
+// Only what the gateway would relay counts against the owner's budget:
+// a refused destination or a wrong token costs nothing upstream. False
+// once the request has been refused.
+awaitable<bool> Connection::admit_to_budget(bool keep_after_refusal, Exchange& exchange)
+{
+    const auto& config = session_->config;
     const auto budget = shared_.budget.admit(config.owner, config.request_budget,
                                              config.budget_window_sec * kUsecPerSec, steady_now_usec());
     exchange.record.budget_used = budget.used;
@@ -286,14 +322,9 @@ awaitable<bool> Connection::handle(RequestParser& parser, std::size_t head_size)
                             std::to_string(config.budget_window_sec) + " s; retry in " +
                             std::to_string(budget.retry_after_sec) + " s",
                         keep_after_refusal, "Retry-After", std::to_string(budget.retry_after_sec));
-        co_return keep_after_refusal;
-    }
-    if (tunnel != nullptr) {
-        core::HostPort where{tunnel->host, tunnel->port};
-        co_await relay_tunnel(std::move(where), exchange);
         co_return false;
     }
-    co_return co_await forward_request(*forward, parser, head, framing, exchange);
+    co_return true;
 }
 
 void Connection::finish(Exchange& exchange)

@@ -1,7 +1,8 @@
 #pragma once
 // One client connection on a session's listener: its requests, each
-// relayed to a provider (forward.cpp) or tunnelled (tunnel.cpp), or
-// refused by the gateway itself (connection.cpp). Everything a session
+// relayed to a provider (forward.cpp, over the connection upstream.cpp
+// keeps) or tunnelled (tunnel.cpp), or refused by the gateway itself
+// (connection.cpp). Everything a session
 // sends is bounded before it is looked at: the header by max_header_bytes
 // and header_timeout_sec, a body by max_request_bytes and only after the
 // route and the token are checked, the bytes held by the session's
@@ -19,9 +20,11 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace nr::gateway {
 
@@ -38,6 +41,9 @@ inline auto with(beast::error_code& ec)
 
 // Pieces a body, an answer or a tunnel is relayed in.
 inline constexpr std::size_t kRelayChunk = 16U << 10U;
+// How long an upstream may take to take a piece of a request or to send
+// the next piece of its answer.
+inline constexpr auto kUpstreamReadTimeout = std::chrono::minutes(5);
 
 // The outcome of one request, for the journal and the counters.
 struct Exchange {
@@ -46,6 +52,7 @@ struct Exchange {
 };
 
 using RequestParser = http::request_parser<http::buffer_body>;
+using ResponseParser = http::response_parser<http::buffer_body>;
 
 class Connection : public std::enable_shared_from_this<Connection> {
 public:
@@ -67,7 +74,11 @@ private:
     boost::asio::awaitable<HeadRead> read_head(std::size_t& head_size);
     boost::asio::awaitable<std::size_t> read_until(Clock::time_point deadline, boost::asio::mutable_buffer into,
                                                    boost::beast::error_code& ec, bool& timed_out);
+    boost::asio::awaitable<void> refuse_head(HeadRead outcome, Exchange& exchange);
+    boost::asio::awaitable<bool> parse_head(RequestParser& parser, std::size_t head_size, Exchange& exchange);
     boost::asio::awaitable<bool> handle(RequestParser& parser, std::size_t head_size);
+    boost::asio::awaitable<void> refuse_route(const core::RouteRefuse& refusal, bool keep_alive, Exchange& exchange);
+    boost::asio::awaitable<bool> admit_to_budget(bool keep_after_refusal, Exchange& exchange);
     boost::asio::awaitable<void> refuse(Exchange& exchange, unsigned status, std::string reason, std::string body,
                                         bool keep_alive, std::string extra_name = {}, std::string extra_value = {});
     boost::asio::awaitable<void> drain();
@@ -81,17 +92,32 @@ private:
     boost::asio::awaitable<bool> forward_request(const core::RouteForward& forward, RequestParser& parser,
                                                  const core::RequestHead& head, const core::RequestFraming& framing,
                                                  Exchange& exchange);
-    boost::asio::awaitable<std::string> open_upstream(std::string host, std::string& reason);
-    bool upstream_reusable(const std::string& host);
-    void close_upstream();
+    struct Forwarding;
+    enum class Attempt { Answered, Failed, Again, Refused };
+    boost::asio::awaitable<Attempt> attempt_forward(Forwarding& request, RequestParser& parser, Exchange& exchange);
     enum class BodyRelay { Done, TooLarge, BadChunk, ClientGone, UpstreamGone, NoMemory };
     boost::asio::awaitable<BodyRelay> relay_body(RequestParser& parser, const core::RequestFraming& framing,
                                                  Exchange& exchange);
-    boost::asio::awaitable<bool> relay_response(http::response_parser<http::buffer_body>& parser,
-                                                boost::beast::flat_buffer& buffer, bool keep_alive, Exchange& exchange);
+    boost::asio::awaitable<boost::beast::error_code> write_body_piece(const char* data, std::size_t size, bool chunked);
+    boost::asio::awaitable<void> refuse_body(BodyRelay relayed, const std::string& host, Exchange& exchange);
+    boost::asio::awaitable<bool> relay_response(ResponseParser& parser, boost::beast::flat_buffer& buffer,
+                                                bool keep_alive, Exchange& exchange);
+    boost::asio::awaitable<boost::beast::error_code>
+    read_response_piece(ResponseParser& parser, boost::beast::flat_buffer& buffer, char* chunk);
+
+    // upstream.cpp: the one upstream connection a client connection keeps
+    boost::asio::awaitable<std::string> open_upstream(std::string host, std::string& reason);
+    bool upstream_reusable(const std::string& host);
+    void close_upstream();
+    boost::asio::awaitable<boost::beast::error_code> write_upstream_head(const core::UpstreamHead& head,
+                                                                         std::string_view key);
+    boost::asio::awaitable<boost::beast::error_code> read_final_answer(std::optional<ResponseParser>& answer,
+                                                                       boost::beast::flat_buffer& buffer, bool is_head);
 
     // tunnel.cpp
     boost::asio::awaitable<void> relay_tunnel(core::HostPort where, Exchange& exchange);
+    boost::asio::awaitable<bool> connect_tunnel(core::HostPort where, Exchange& exchange);
+    boost::asio::awaitable<bool> open_tunnel(std::string host, Exchange& exchange);
     boost::asio::awaitable<std::string> await_client_hello(const std::string& host);
     boost::asio::awaitable<void> pump(boost::asio::ip::tcp::socket& from, boost::asio::ip::tcp::socket& to, char* chunk,
                                       std::uint64_t& counted);

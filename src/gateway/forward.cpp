@@ -3,26 +3,16 @@
 // clang-format on
 #include "gateway/connection.h"
 
-#include <boost/asio/ssl/host_name_verification.hpp>
-
 #include <array>
-#include <cerrno>
-#include <limits>
 #include <memory>
-#include <sys/socket.h>
 
 namespace nr::gateway {
 
 namespace ssl = asio::ssl;
 using asio::awaitable;
-using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr auto kConnectTimeout = std::chrono::seconds(30);
-constexpr auto kUpstreamReadTimeout = std::chrono::minutes(5);
-// Interim answers (100, 102, 103) the gateway reads past before the final one.
-constexpr int kMaxInterimAnswers = 8;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 constexpr std::string_view kCrlf = "\r\n";
 constexpr std::string_view kLastChunk = "0\r\n\r\n";
@@ -43,78 +33,48 @@ bool replayable(const core::RequestHead& head, const core::RequestFraming& frami
            (head.method == "GET" || head.method == "HEAD" || head.method == "DELETE");
 }
 
+// Drops the hop-by-hop fields of the upstream's answer and says whether
+// the client's connection can be kept after it.
+bool prepare_client_response(ResponseParser& parser, bool keep_alive)
+{
+    auto& response = parser.get();
+    const auto connection_value = response[http::field::connection];
+    for (const auto& name :
+         core::hop_by_hop_headers(std::string_view(connection_value.data(), connection_value.size()))) {
+        response.erase(name);
+    }
+    // Without a length or chunking the body ends with the connection, so
+    // the client's connection has to end with it too (a HEAD answer has no
+    // body whatever its length says).
+    const bool framed = parser.is_done() || response.has_content_length() || response.chunked();
+    const bool client_keep = keep_alive && framed;
+    response.keep_alive(client_keep);
+    return client_keep;
+}
+
 } // namespace
 
-void Connection::close_upstream()
-{
-    if (tls_upstream_) {
-        beast::error_code ignored;
-        beast::get_lowest_layer(*tls_upstream_).socket().close(ignored);
-        tls_upstream_.reset();
-    }
-    upstream_host_.clear();
-}
-
-// A kept connection is used again only while it is quiet: anything to read
-// on it (the upstream's close, stray bytes) means it is not at a request
-// boundary any more, and a new connection is opened instead.
-bool Connection::upstream_reusable(const std::string& host)
-{
-    if (!tls_upstream_ || upstream_host_ != host) {
-        return false;
-    }
-    if (SSL_pending(tls_upstream_->native_handle()) > 0) {
-        return false;
-    }
-    char byte = 0;
-    const auto fd = beast::get_lowest_layer(*tls_upstream_).socket().native_handle();
-    const auto n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-}
-
-awaitable<std::string> Connection::open_upstream(std::string host, std::string& reason)
-{
-    const auto where = core::split_host_port(host);
-    std::string problem;
-    const auto endpoints = co_await resolve(where, problem);
-    if (endpoints.empty()) {
-        reason = "destination";
-        co_return problem;
-    }
-    reason = "upstream";
-    tls_upstream_.emplace(shared_.io, shared_.tls);
-    auto& upstream = *tls_upstream_;
-    if (SSL_set_tlsext_host_name(upstream.native_handle(), where.name.c_str()) != 1) {
-        close_upstream();
-        co_return "bad SNI name";
-    }
-    upstream.set_verify_mode(ssl::verify_peer);
-    upstream.set_verify_callback(ssl::host_name_verification(where.name));
-    auto& lowest = beast::get_lowest_layer(upstream);
-    lowest.expires_after(kConnectTimeout);
-    beast::error_code ec;
-    co_await lowest.async_connect(endpoints, with(ec));
-    if (!ec) {
-        beast::error_code ignored;
-        lowest.socket().set_option(tcp::no_delay(true), ignored);
-        co_await upstream.async_handshake(ssl::stream_base::client, with(ec));
-    }
-    if (ec) {
-        close_upstream();
-        co_return "cannot reach " + core::sanitize_host(host) + ": " + ec.message();
-    }
-    upstream_host_ = host;
-    co_return std::string();
-}
+// One request on its way to a provider: what every attempt sends, and what
+// the attempts came to.
+struct Connection::Forwarding {
+    const core::RouteForward& forward;
+    const core::RequestFraming& framing;
+    core::UpstreamHead head; // the parsed head, without the key
+    std::string_view key;    // in the credential store's locked memory
+    bool may_replay = false;
+    bool is_head = false;
+    std::optional<ResponseParser> answer{}; // its header read, once answered
+    beast::flat_buffer answer_buffer{};
+    std::string problem{}; // why the request got no answer, for the 502
+    std::string reason = "upstream";
+    bool continued = false; // the client was told 100 Continue
+};
 
 awaitable<bool> Connection::forward_request(const core::RouteForward& forward, RequestParser& parser,
                                             const core::RequestHead& head, const core::RequestFraming& framing,
                                             Exchange& exchange)
 {
     const auto& provider = *forward.provider;
-    // Before the body is read: trailers may add fields to the message.
-    const bool is_head = head.method == "HEAD";
-    const bool may_replay = replayable(head, framing);
     const bool body = framing.body != core::BodyFraming::None;
     const bool keep_after_refusal = framing.keep_alive && !body && !framing.expect_continue;
     const auto key = shared_.credentials.key(provider.credential);
@@ -124,127 +84,107 @@ awaitable<bool> Connection::forward_request(const core::RouteForward& forward, R
                         keep_after_refusal);
         co_return keep_after_refusal;
     }
-    // Written from what the gateway parsed, never relayed raw; the key goes
-    // from the locked memory straight into the TLS record, which is
-    // encrypted in place. Each piece is written on its own: given several
-    // buffers at once, Beast's ssl_stream copies them into one heap buffer
-    // first, and that copy of the key would outlive the write (a core of
-    // the gateway showed it).
-    const auto upstream_head = core::upstream_request_head(head, forward, framing);
-    const std::array<asio::const_buffer, 3> head_pieces{asio::buffer(upstream_head.before_key),
-                                                        asio::buffer(key->data(), key->size()),
-                                                        asio::buffer(upstream_head.after_key)};
-    std::optional<http::response_parser<http::buffer_body>> answer;
-    beast::flat_buffer answer_buffer;
-    std::string problem;
-    std::string reason = "upstream";
-    bool continued = false;
+    // Before the body is read: trailers may add fields to the message.
+    Forwarding request{.forward = forward,
+                       .framing = framing,
+                       .head = core::upstream_request_head(head, forward, framing),
+                       .key = *key,
+                       .may_replay = replayable(head, framing),
+                       .is_head = head.method == "HEAD"};
     for (int attempt = 0; attempt < 2; ++attempt) {
-        const bool reused = upstream_reusable(forward.host);
-        if (!reused) {
-            close_upstream();
-            problem = co_await open_upstream(forward.host, reason);
-            if (!problem.empty()) {
-                break;
-            }
+        const auto outcome = co_await attempt_forward(request, parser, exchange);
+        if (outcome == Attempt::Refused) {
+            co_return false;
         }
-        auto& lowest = beast::get_lowest_layer(*tls_upstream_);
-        lowest.expires_after(kUpstreamReadTimeout);
-        beast::error_code ec;
-        for (const auto& piece : head_pieces) {
-            if (!ec) {
-                co_await asio::async_write(*tls_upstream_, piece, with(ec));
-            }
-        }
-        if (ec) {
-            close_upstream();
-            problem = "cannot send to " + core::sanitize_host(forward.host) + ": " + ec.message();
-            reason = "upstream";
-            // Nothing of the body was read yet: any request may go again.
-            if (reused) {
-                continue;
-            }
-            break;
-        }
-        if (framing.expect_continue && !continued) {
-            continued = true;
-            beast::error_code client_ec;
-            co_await asio::async_write(client_.socket(), asio::buffer(kContinue), with(client_ec));
-        }
-        if (body) {
-            const auto relayed = co_await relay_body(parser, framing, exchange);
-            if (relayed != BodyRelay::Done) {
-                // The upstream got part of a request: that connection is
-                // spent, and so is the client's, whose framing is in doubt.
-                close_upstream();
-                if (relayed == BodyRelay::TooLarge) {
-                    co_await refuse(exchange, 413, "request-too-large",
-                                    "native-runtime gateway: the request is larger than this session allows", false);
-                } else if (relayed == BodyRelay::BadChunk) {
-                    co_await refuse(exchange, 400, "bad-chunk",
-                                    "native-runtime gateway: a chunk header or trailer is malformed or too long",
-                                    false);
-                } else if (relayed == BodyRelay::NoMemory) {
-                    co_await refuse(exchange, 503, "session-memory",
-                                    "native-runtime gateway: this session holds as much memory in the gateway as it "
-                                    "may",
-                                    false);
-                } else if (relayed == BodyRelay::UpstreamGone) {
-                    co_await refuse(exchange, 502, "upstream",
-                                    "native-runtime gateway: " + core::sanitize_host(forward.host) +
-                                        " closed the connection during the request",
-                                    false);
-                } else {
-                    exchange.record.refused = "client-gone";
-                    cut();
-                    finish(exchange);
-                }
-                co_return false;
-            }
-        }
-        // Interim answers are the gateway's business, not the client's:
-        // it has already said 100 Continue itself where it was asked to.
-        answer_buffer.clear();
-        for (int interim = 0; interim <= kMaxInterimAnswers; ++interim) {
-            answer.emplace();
-            answer->header_limit(static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(header_limit(), std::numeric_limits<std::uint32_t>::max())));
-            answer->body_limit(session_->config.max_response_bytes);
-            if (is_head) {
-                answer->skip(true);
-            }
-            lowest.expires_after(kUpstreamReadTimeout);
-            co_await http::async_read_header(*tls_upstream_, answer_buffer, *answer, with(ec));
-            if (ec || answer->get().result_int() >= 200) {
-                break;
-            }
-            if (answer->get().result_int() == 101) {
-                break; // the gateway asked for no upgrade: refused below
-            }
-        }
-        if (!ec && answer->get().result_int() < 200) {
-            ec = http::error::bad_status;
-        }
-        if (!ec) {
-            problem.clear();
-            break;
-        }
-        close_upstream();
-        reason = "upstream";
-        problem = "no answer from " + core::sanitize_host(forward.host) + ": " + ec.message();
-        // The upstream closed a kept connection at the moment the request
-        // went out: it saw none of it, and a request without effects can go
-        // again. Anything else it may have acted on is not repeated.
-        if (!(reused && answer_buffer.size() == 0 && closed_before_answer(ec) && may_replay)) {
+        if (outcome != Attempt::Again) {
             break;
         }
     }
-    if (!problem.empty()) {
-        const bool keep = keep_after_refusal && !continued;
-        co_await refuse(exchange, 502, reason, "native-runtime gateway: " + problem, keep);
+    if (!request.problem.empty()) {
+        const bool keep = keep_after_refusal && !request.continued;
+        co_await refuse(exchange, 502, request.reason, "native-runtime gateway: " + request.problem, keep);
         co_return keep;
     }
-    co_return co_await relay_response(*answer, answer_buffer, framing.keep_alive, exchange);
+    co_return co_await relay_response(*request.answer, request.answer_buffer, framing.keep_alive, exchange);
+}
+
+// One attempt: the kept upstream connection or a new one, the head with the
+// key, the body, and the final answer's header. Again when the request may
+// go once more on a new connection; Refused when the client has been
+// answered (or cut) already.
+awaitable<Connection::Attempt> Connection::attempt_forward(Forwarding& request, RequestParser& parser,
+                                                           Exchange& exchange)
+{
+    const auto& host = request.forward.host;
+    const bool reused = upstream_reusable(host);
+    if (!reused) {
+        close_upstream();
+        request.problem = co_await open_upstream(host, request.reason);
+        if (!request.problem.empty()) {
+            co_return Attempt::Failed;
+        }
+    }
+    auto ec = co_await write_upstream_head(request.head, request.key);
+    if (ec) {
+        close_upstream();
+        request.problem = "cannot send to " + core::sanitize_host(host) + ": " + ec.message();
+        request.reason = "upstream";
+        // Nothing of the body was read yet: any request may go again.
+        co_return reused ? Attempt::Again : Attempt::Failed;
+    }
+    if (request.framing.expect_continue && !request.continued) {
+        request.continued = true;
+        beast::error_code client_ec;
+        co_await asio::async_write(client_.socket(), asio::buffer(kContinue), with(client_ec));
+    }
+    if (request.framing.body != core::BodyFraming::None) {
+        const auto relayed = co_await relay_body(parser, request.framing, exchange);
+        if (relayed != BodyRelay::Done) {
+            co_await refuse_body(relayed, host, exchange);
+            co_return Attempt::Refused;
+        }
+    }
+    ec = co_await read_final_answer(request.answer, request.answer_buffer, request.is_head);
+    if (!ec) {
+        request.problem.clear();
+        co_return Attempt::Answered;
+    }
+    close_upstream();
+    request.reason = "upstream";
+    request.problem = "no answer from " + core::sanitize_host(host) + ": " + ec.message();
+    // The upstream closed a kept connection at the moment the request
+    // went out: it saw none of it, and a request without effects can go
+    // again. Anything else it may have acted on is not repeated.
+    const bool again = reused && request.answer_buffer.size() == 0 && closed_before_answer(ec) && request.may_replay;
+    co_return again ? Attempt::Again : Attempt::Failed;
+}
+
+// The upstream got part of a request: that connection is spent, and so is
+// the client's, whose framing is in doubt.
+awaitable<void> Connection::refuse_body(BodyRelay relayed, const std::string& host, Exchange& exchange)
+{
+    close_upstream();
+    if (relayed == BodyRelay::TooLarge) {
+        co_await refuse(exchange, 413, "request-too-large",
+                        "native-runtime gateway: the request is larger than this session allows", false);
+    } else if (relayed == BodyRelay::BadChunk) {
+        co_await refuse(exchange, 400, "bad-chunk",
+                        "native-runtime gateway: a chunk header or trailer is malformed or too long", false);
+    } else if (relayed == BodyRelay::NoMemory) {
+        co_await refuse(exchange, 503, "session-memory",
+                        "native-runtime gateway: this session holds as much memory in the gateway as it "
+                        "may",
+                        false);
+    } else if (relayed == BodyRelay::UpstreamGone) {
+        co_await refuse(exchange, 502, "upstream",
+                        "native-runtime gateway: " + core::sanitize_host(host) +
+                            " closed the connection during the request",
+                        false);
+    } else {
+        exchange.record.refused = "client-gone";
+        cut();
+        finish(exchange);
+    }
 }
 
 awaitable<Connection::BodyRelay> Connection::relay_body(RequestParser& parser, const core::RequestFraming& framing,
@@ -256,7 +196,6 @@ awaitable<Connection::BodyRelay> Connection::relay_body(RequestParser& parser, c
     }
     const auto chunk = std::make_unique<char[]>(kRelayChunk);
     auto& body = parser.get().body();
-    auto& lowest = beast::get_lowest_layer(*tls_upstream_);
     const bool chunked = framing.body == core::BodyFraming::Chunked;
     while (!parser.is_done()) {
         body.data = chunk.get();
@@ -286,15 +225,7 @@ awaitable<Connection::BodyRelay> Connection::relay_body(RequestParser& parser, c
             continue;
         }
         exchange.record.bytes_in += n;
-        lowest.expires_after(kUpstreamReadTimeout);
-        if (chunked) {
-            const auto size_line = core::chunk_header(n);
-            const std::array<asio::const_buffer, 3> piece{asio::buffer(size_line), asio::buffer(chunk.get(), n),
-                                                          asio::buffer(kCrlf)};
-            co_await asio::async_write(*tls_upstream_, piece, with(ec));
-        } else {
-            co_await asio::async_write(*tls_upstream_, asio::buffer(chunk.get(), n), with(ec));
-        }
+        ec = co_await write_body_piece(chunk.get(), n, chunked);
         if (ec) {
             co_return BodyRelay::UpstreamGone;
         }
@@ -309,13 +240,30 @@ awaitable<Connection::BodyRelay> Connection::relay_body(RequestParser& parser, c
     co_return BodyRelay::Done;
 }
 
+// One piece of the body as read, framed as one chunk when the request is
+// chunked.
+awaitable<beast::error_code> Connection::write_body_piece(const char* data, std::size_t size, bool chunked)
+{
+    beast::get_lowest_layer(*tls_upstream_).expires_after(kUpstreamReadTimeout);
+    beast::error_code ec;
+    if (chunked) {
+        const auto size_line = core::chunk_header(size);
+        const std::array<asio::const_buffer, 3> piece{asio::buffer(size_line), asio::buffer(data, size),
+                                                      asio::buffer(kCrlf)};
+        co_await asio::async_write(*tls_upstream_, piece, with(ec));
+    } else {
+        co_await asio::async_write(*tls_upstream_, asio::buffer(data, size), with(ec));
+    }
+    co_return ec;
+}
+
 // Sends the upstream's answer, whose header `parser` has read, to the
 // client piece by piece as it arrives: a streamed (SSE) answer reaches the
 // session at the upstream's pace, and its size is bounded while it flows.
 // The upstream connection is kept only after a whole answer the upstream
 // itself framed and offered to keep.
-awaitable<bool> Connection::relay_response(http::response_parser<http::buffer_body>& parser, beast::flat_buffer& buffer,
-                                           bool keep_alive, Exchange& exchange)
+awaitable<bool> Connection::relay_response(ResponseParser& parser, beast::flat_buffer& buffer, bool keep_alive,
+                                           Exchange& exchange)
 {
     Reservation share(*session_, kRelayChunk);
     if (!share.granted()) {
@@ -324,22 +272,9 @@ awaitable<bool> Connection::relay_response(http::response_parser<http::buffer_bo
                         "native-runtime gateway: this session holds as much memory in the gateway as it may", false);
         co_return false;
     }
-    auto& upstream = *tls_upstream_;
-    auto& lowest = beast::get_lowest_layer(upstream);
-    beast::error_code ec;
     auto& response = parser.get();
     const bool upstream_keep = response.keep_alive();
-    const auto connection_value = response[http::field::connection];
-    for (const auto& name :
-         core::hop_by_hop_headers(std::string_view(connection_value.data(), connection_value.size()))) {
-        response.erase(name);
-    }
-    // Without a length or chunking the body ends with the connection, so
-    // the client's connection has to end with it too (a HEAD answer has no
-    // body whatever its length says).
-    const bool framed = parser.is_done() || response.has_content_length() || response.chunked();
-    const bool client_keep = keep_alive && framed;
-    response.keep_alive(client_keep);
+    const bool client_keep = prepare_client_response(parser, keep_alive);
     exchange.record.status = response.result_int();
     http::response_serializer<http::buffer_body> serializer{response};
     const auto chunk = std::make_unique<char[]>(kRelayChunk);
@@ -349,30 +284,14 @@ awaitable<bool> Connection::relay_response(http::response_parser<http::buffer_bo
         return false;
     };
     for (;;) {
-        if (!parser.is_done()) {
-            response.body().data = chunk.get();
-            response.body().size = kRelayChunk;
-            lowest.expires_after(kUpstreamReadTimeout);
-            co_await http::async_read_some(upstream, buffer, parser, with(ec));
-            if (ec == http::error::need_buffer) {
-                ec = {};
-            }
-            if (ec == http::error::body_limit) {
-                // Cut mid-answer: the record says why the client got less.
-                exchange.record.refused = "response-too-large";
-                co_return end_with_error();
-            }
-            if (ec) {
-                co_return end_with_error();
-            }
-            const auto filled = kRelayChunk - response.body().size;
-            response.body().size = filled;
-            response.body().data = filled == 0 ? nullptr : chunk.get();
-            response.body().more = !parser.is_done();
-        } else {
-            response.body().data = nullptr;
-            response.body().size = 0;
-            response.body().more = false;
+        auto ec = co_await read_response_piece(parser, buffer, chunk.get());
+        if (ec == http::error::body_limit) {
+            // Cut mid-answer: the record says why the client got less.
+            exchange.record.refused = "response-too-large";
+            co_return end_with_error();
+        }
+        if (ec) {
+            co_return end_with_error();
         }
         client_.expires_after(std::chrono::seconds(session_->config.idle_timeout_sec));
         exchange.record.bytes_out += co_await http::async_write(client_, serializer, with(ec));
@@ -391,6 +310,36 @@ awaitable<bool> Connection::relay_response(http::response_parser<http::buffer_bo
     }
     finish(exchange);
     co_return client_keep;
+}
+
+// The answer's next piece into `chunk`, or its end once the upstream has
+// sent all of it.
+awaitable<beast::error_code> Connection::read_response_piece(ResponseParser& parser, beast::flat_buffer& buffer,
+                                                             char* chunk)
+{
+    auto& body = parser.get().body();
+    beast::error_code ec;
+    if (parser.is_done()) {
+        body.data = nullptr;
+        body.size = 0;
+        body.more = false;
+        co_return ec;
+    }
+    body.data = chunk;
+    body.size = kRelayChunk;
+    beast::get_lowest_layer(*tls_upstream_).expires_after(kUpstreamReadTimeout);
+    co_await http::async_read_some(*tls_upstream_, buffer, parser, with(ec));
+    if (ec == http::error::need_buffer) {
+        ec = {};
+    }
+    if (ec) {
+        co_return ec;
+    }
+    const auto filled = kRelayChunk - body.size;
+    body.size = filled;
+    body.data = filled == 0 ? nullptr : chunk;
+    body.more = !parser.is_done();
+    co_return ec;
 }
 
 } // namespace nr::gateway

@@ -1,7 +1,9 @@
 #pragma once
-// The gateway's event loop: the control socket, every session's listener,
-// every client connection and every upstream connection, on one thread.
-// Beast and Asio stay inside server.cpp (one heavy translation unit).
+// The gateway's event loop: the control socket (control.cpp), every
+// session's listener (listener.cpp), every client connection
+// (connection.cpp, forward.cpp, tunnel.cpp) and every upstream connection
+// (upstream.cpp), on one thread. Beast and Asio stay inside those files;
+// main.cpp sees only this header.
 
 #include <memory>
 #include <string>

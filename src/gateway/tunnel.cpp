@@ -73,11 +73,40 @@ awaitable<void> Connection::relay_tunnel(core::HostPort where, Exchange& exchang
                         "native-runtime gateway: this session holds as much memory in the gateway as it may", false);
         co_return;
     }
+    if (!co_await connect_tunnel(where, exchange)) {
+        co_return;
+    }
+    if (!co_await open_tunnel(where.name, exchange)) {
+        co_return;
+    }
+    // The upstream's direction runs beside this one; the record is written
+    // when both have ended. Silence in both directions for
+    // idle_timeout_sec ends the tunnel.
+    const auto chunks = std::make_unique<char[]>(2 * kRelayChunk);
+    last_activity_ = Clock::now();
+    upstream_pump_running_ = true;
+    tunnel_done_.expires_at(asio::steady_timer::time_point::max());
+    asio::co_spawn(shared_.io, pump_upstream(chunks.get() + kRelayChunk), asio::detached);
+    asio::co_spawn(shared_.io, watch_idle_tunnel(), asio::detached);
+    co_await pump(client_.socket(), upstream_socket_, chunks.get(), exchange.record.bytes_in);
+    if (upstream_pump_running_) {
+        beast::error_code ec;
+        co_await tunnel_done_.async_wait(with(ec));
+    }
+    idle_watch_.cancel();
+    exchange.record.bytes_out += tunnel_bytes_out_;
+    finish(exchange);
+}
+
+// The upstream's socket connected to an address of `where` the session may
+// reach, within kConnectTimeout; false once the client has been refused.
+awaitable<bool> Connection::connect_tunnel(core::HostPort where, Exchange& exchange)
+{
     std::string problem;
     const auto endpoints = co_await resolve(where, problem);
     if (endpoints.empty()) {
         co_await refuse(exchange, 502, "destination", "native-runtime gateway: " + problem, false);
-        co_return;
+        co_return false;
     }
     beast::error_code ec;
     {
@@ -96,19 +125,28 @@ awaitable<void> Connection::relay_tunnel(core::HostPort where, Exchange& exchang
         co_await refuse(exchange, 502, "upstream",
                         "native-runtime gateway: cannot reach " + core::sanitize_host(where.name) + ": " + ec.message(),
                         false);
-        co_return;
+        co_return false;
     }
     beast::error_code ignored;
     upstream_socket_.set_option(tcp::no_delay(true), ignored);
+    co_return true;
+}
+
+// Tells the client the tunnel is open, and passes its first bytes on once
+// they are a ClientHello for `host`; false once the connection is cut and
+// recorded.
+awaitable<bool> Connection::open_tunnel(std::string host, Exchange& exchange)
+{
+    beast::error_code ec;
     client_.expires_never();
     exchange.record.status = 200;
     exchange.record.bytes_out += co_await asio::async_write(client_.socket(), asio::buffer(kEstablished), with(ec));
     if (!ec) {
-        if (auto refusal = co_await await_client_hello(where.name); !refusal.empty()) {
+        if (auto refusal = co_await await_client_hello(host); !refusal.empty()) {
             exchange.record.refused = refusal;
             cut();
             finish(exchange);
-            co_return;
+            co_return false;
         }
         // The ClientHello, and whatever followed it, goes on as it came.
         exchange.record.bytes_in += co_await asio::async_write(upstream_socket_, buffer_.data(), with(ec));
@@ -117,24 +155,9 @@ awaitable<void> Connection::relay_tunnel(core::HostPort where, Exchange& exchang
     if (ec) {
         cut();
         finish(exchange);
-        co_return;
+        co_return false;
     }
-    // The upstream's direction runs beside this one; the record is written
-    // when both have ended. Silence in both directions for
-    // idle_timeout_sec ends the tunnel.
-    const auto chunks = std::make_unique<char[]>(2 * kRelayChunk);
-    last_activity_ = Clock::now();
-    upstream_pump_running_ = true;
-    tunnel_done_.expires_at(asio::steady_timer::time_point::max());
-    asio::co_spawn(shared_.io, pump_upstream(chunks.get() + kRelayChunk), asio::detached);
-    asio::co_spawn(shared_.io, watch_idle_tunnel(), asio::detached);
-    co_await pump(client_.socket(), upstream_socket_, chunks.get(), exchange.record.bytes_in);
-    if (upstream_pump_running_) {
-        co_await tunnel_done_.async_wait(with(ec));
-    }
-    idle_watch_.cancel();
-    exchange.record.bytes_out += tunnel_bytes_out_;
-    finish(exchange);
+    co_return true;
 }
 
 awaitable<void> Connection::watch_idle_tunnel()

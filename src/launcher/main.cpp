@@ -69,6 +69,52 @@ void launch_failed(const std::string& message)
     nr::sys::write_log(nr::core::log_record(nr::core::LogEvent::LaunchFailed, "launch failed: " + message));
 }
 
+// What bwrap binds from descriptors: the directories the helper checked
+// and the protected home paths, with the descriptors kept open until the
+// exec.
+struct CheckedMounts {
+    std::vector<nr::sys::UniqueFd> fds;
+    nr::core::MountDescriptors descriptors;
+};
+
+CheckedMounts open_checked_mounts(const nr::core::LaunchSpec& spec)
+{
+    CheckedMounts mounts;
+    for (const auto& dir : spec.checked_dirs) {
+        mounts.fds.push_back(nr::sys::open_checked_directory(dir));
+        mounts.descriptors.read_write[dir.path] = mounts.fds.back().get();
+    }
+    auto protected_mounts = nr::sys::open_protected_paths(spec.protected_paths);
+    nr::sys::add_protected_descriptors(spec.protected_paths, protected_mounts, mounts.descriptors);
+    for (auto& mount : protected_mounts) {
+        mounts.fds.push_back(std::move(mount.fd));
+    }
+    return mounts;
+}
+
+// Runs in the child run_supervised forks, under the supervised filter:
+// execs bwrap with its own filter, its options and the mounts' descriptors.
+[[noreturn]] void become_sandbox(const nr::core::LaunchSpec& spec, const nr::core::SeccompPolicy& bwrap_filter,
+                                 const CheckedMounts& mounts)
+{
+    for (const auto& fd : mounts.fds) {
+        nr::sys::keep_across_exec(fd.get(), "checked directory or protected path");
+    }
+    const auto planned = nr::core::bind_from_descriptors(spec.bwrap_argv, mounts.descriptors);
+    // After the last bus call: the helper's socket is a path socket, but
+    // nothing the launcher needs lies outside the domain from here on.
+    nr::sys::scope_abstract_sockets_and_signals();
+    auto filter = nr::sys::export_seccomp_filter(bwrap_filter);
+    nr::sys::keep_across_exec(filter.get(), "seccomp program");
+    // Options and the agent's environment (credentials included) go to
+    // bwrap through a sealed memfd, never through bwrap's own argv or
+    // environment, which stay readable as /proc/<pid>/{cmdline,environ}.
+    auto args = nr::sys::sealed_memfd("native-runtime-bwrap-args",
+                                      nr::core::bwrap_args_data(planned, spec.environment, filter.get()));
+    nr::sys::keep_across_exec(args.get(), "bwrap options");
+    nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(planned, args.get()), {});
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -99,20 +145,10 @@ int main(int argc, char** argv)
         nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
         // The helper checked these directories by walking their path; bind
         // exactly those, from descriptors, not whatever the path names now.
-        // bwrap closes each after its mount.
-        std::vector<nr::sys::UniqueFd> checked;
-        nr::core::MountDescriptors descriptors;
-        for (const auto& dir : spec.checked_dirs) {
-            checked.push_back(nr::sys::open_checked_directory(dir));
-            descriptors.read_write[dir.path] = checked.back().get();
-        }
-        // The same for protected home paths, which this process creates
-        // and checks itself; nothing beneath the home is mounted by name.
-        auto protected_mounts = nr::sys::open_protected_paths(spec.protected_paths);
-        nr::sys::add_protected_descriptors(spec.protected_paths, protected_mounts, descriptors);
-        for (auto& mount : protected_mounts) {
-            checked.push_back(std::move(mount.fd));
-        }
+        // bwrap closes each after its mount. The same for protected home
+        // paths, which this process creates and checks itself; nothing
+        // beneath the home is mounted by name.
+        const auto mounts = open_checked_mounts(spec);
         if (network) {
             connect_gateway(command_line, spec, *network);
             network.reset();
@@ -120,27 +156,10 @@ int main(int argc, char** argv)
         // listen/accept/io_uring are refused by a filter the supervisor
         // answers (and counts, and logs); the rest by bwrap's filter.
         const auto seccomp = nr::core::split_supervised(spec.seccomp);
-        const auto become_sandbox = [&spec, &seccomp, &checked, &descriptors] {
-            for (const auto& fd : checked) {
-                nr::sys::keep_across_exec(fd.get(), "checked directory or protected path");
-            }
-            const auto planned = nr::core::bind_from_descriptors(spec.bwrap_argv, descriptors);
-            // After the last bus call: the helper's socket is a path socket, but
-            // nothing the launcher needs lies outside the domain from here on.
-            nr::sys::scope_abstract_sockets_and_signals();
-            auto filter = nr::sys::export_seccomp_filter(seccomp.bwrap);
-            nr::sys::keep_across_exec(filter.get(), "seccomp program");
-            // Options and the agent's environment (credentials included) go to
-            // bwrap through a sealed memfd, never through bwrap's own argv or
-            // environment, which stay readable as /proc/<pid>/{cmdline,environ}.
-            auto args = nr::sys::sealed_memfd("native-runtime-bwrap-args",
-                                              nr::core::bwrap_args_data(planned, spec.environment, filter.get()));
-            nr::sys::keep_across_exec(args.get(), "bwrap options");
-            nr::launcher::exec_sandbox(nr::core::bwrap_exec_argv(planned, args.get()), {});
-        };
         // Becomes the supervisor, bwrap's parent: holds the turn, answers
         // the supervised filter, watches the worker's end of stdout.
-        nr::launcher::run_supervised(std::move(turn), spec.environment, seccomp.supervised, become_sandbox);
+        nr::launcher::run_supervised(std::move(turn), spec.environment, seccomp.supervised,
+                                     [&spec, &seccomp, &mounts] { become_sandbox(spec, seccomp.bwrap, mounts); });
     } catch (const nr::core::Error& e) {
         launch_failed(std::string(nr::core::error_name(e.kind())) + ": " + e.what());
     } catch (const std::exception& e) {

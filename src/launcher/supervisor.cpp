@@ -99,6 +99,38 @@ std::vector<char*> c_strings(std::vector<std::string>& items)
     fail(ErrorKind::LaunchFailed, "exec " + argv.front() + ": " + std::strerror(errno));
 }
 
+// The child's side of the fork: it loads the supervised filter, sends the
+// filter's listener to the parent and becomes bwrap.
+[[noreturn]] void run_child(pid_t parent, const sigset_t& original, sys::UniqueFd& ours, sys::UniqueFd& theirs,
+                            const std::vector<core::SupervisedCall>& calls, const std::function<void()>& become_sandbox)
+{
+    try {
+        // bwrap must not outlive its supervisor. The death signal follows
+        // the thread that forked; that thread is the one that execs the
+        // supervisor (the launcher has no other), so it stays armed for
+        // the supervisor's lifetime, exec included.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) {
+            _exit(core::kExitLaunchFailed);
+        }
+        sigprocmask(SIG_SETMASK, &original, nullptr);
+        ours.reset();
+        {
+            // Loaded before bwrap, so bwrap and everything it starts
+            // inherit it; the listener never reaches the sandbox.
+            auto listener = sys::load_notify_filter(calls);
+            sys::send_descriptor(theirs.get(), listener.get());
+        }
+        theirs.reset();
+        become_sandbox();
+    } catch (const core::Error& e) {
+        child_failed(std::string(core::error_name(e.kind())) + ": " + e.what());
+    } catch (const std::exception& e) {
+        child_failed(std::string("LaunchFailed: ") + e.what());
+    }
+    _exit(core::kExitLaunchFailed);
+}
+
 } // namespace
 
 void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::string>& secrets,
@@ -122,31 +154,7 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
         fail(ErrorKind::LaunchFailed, std::string("fork: ") + std::strerror(errno));
     }
     if (child == 0) {
-        try {
-            // bwrap must not outlive its supervisor. The death signal follows
-            // the thread that forked; that thread is the one that execs the
-            // supervisor (the launcher has no other), so it stays armed for
-            // the supervisor's lifetime, exec included.
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent) {
-                _exit(core::kExitLaunchFailed);
-            }
-            sigprocmask(SIG_SETMASK, &original, nullptr);
-            ours.reset();
-            {
-                // Loaded before bwrap, so bwrap and everything it starts
-                // inherit it; the listener never reaches the sandbox.
-                auto listener = sys::load_notify_filter(calls);
-                sys::send_descriptor(theirs.get(), listener.get());
-            }
-            theirs.reset();
-            become_sandbox();
-        } catch (const core::Error& e) {
-            child_failed(std::string(core::error_name(e.kind())) + ": " + e.what());
-        } catch (const std::exception& e) {
-            child_failed(std::string("LaunchFailed: ") + e.what());
-        }
-        _exit(core::kExitLaunchFailed);
+        run_child(parent, original, ours, theirs, calls, become_sandbox);
     }
     theirs.reset();
     // The credentials went to the child; this process has no use for them

@@ -112,6 +112,19 @@ TEST(AnAllowedHostListedTwice, IsRefused)
                         12, "adapters.claude.egress.allow_hosts", "listed twice");
 }
 
+TEST(AnAllowHostsValueThatIsNotAList, IsRefused)
+{
+    EXPECT_CONFIG_ERROR(kGatewayAdapter + "    egress:\n      allow_hosts: api.openai.com\n", 10,
+                        "adapters.claude.egress.allow_hosts", "expected a list");
+}
+
+TEST(AProvidersValueThatIsNotAList, IsRefused)
+{
+    EXPECT_CONFIG_ERROR(kGatewayAdapter + "    egress:\n      allow_hosts: [h.example]\n"
+                                          "      providers:\n        host: h.example\n",
+                        12, kProviders, "expected a list");
+}
+
 TEST(AProviderHost, MustBeOnTheAllowList)
 {
     EXPECT_CONFIG_ERROR(kGatewayAdapter + "    egress:\n"

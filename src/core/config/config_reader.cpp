@@ -131,17 +131,23 @@ std::string ConfigReader::absolute_path(const YAML::Node& node, const std::strin
     return value;
 }
 
-template <typename Item>
-std::vector<Item> ConfigReader::list(const YAML::Node& node, const std::string& key,
-                                     Item (ConfigReader::*item)(const YAML::Node&, const std::string&) const) const
+void ConfigReader::for_each_item(const YAML::Node& node, const std::string& key, const Handler& handler) const
 {
     if (!node.IsSequence()) {
         error_at(node, key, "expected a list");
     }
-    std::vector<Item> out;
     for (const auto& each : node) {
-        out.push_back((this->*item)(each, key));
+        handler(each, key);
     }
+}
+
+template <typename Item>
+std::vector<Item> ConfigReader::list(const YAML::Node& node, const std::string& key,
+                                     Item (ConfigReader::*item)(const YAML::Node&, const std::string&) const) const
+{
+    std::vector<Item> out;
+    for_each_item(node, key,
+                  [&](const YAML::Node& each, const std::string& where) { out.push_back((this->*item)(each, where)); });
     return out;
 }
 

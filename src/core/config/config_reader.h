@@ -36,6 +36,10 @@ public:
     void for_each_key(const YAML::Node& map, const std::string& where,
                       const std::map<std::string, Handler, std::less<>>& handlers) const;
 
+    // Visits every item of the sequence `node` in file order, each under
+    // the sequence's key `where`, refusing anything but a sequence.
+    void for_each_item(const YAML::Node& node, const std::string& where, const Handler& handler) const;
+
     // A mapping key, which must be a plain string.
     [[nodiscard]] std::string key_of(const YAML::Node& key, const std::string& where) const;
 

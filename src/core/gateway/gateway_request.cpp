@@ -98,6 +98,81 @@ std::string hex(std::uint64_t value)
     return {digits.data(), end};
 }
 
+// What the header's fields say about the body and the connection, as the
+// fields gave it, before any of it is believed.
+struct FramingFields {
+    std::size_t lengths = 0;
+    std::size_t encodings = 0;
+    std::string_view length_value;
+    std::string_view encoding_value;
+    std::string_view connection_list;
+    bool expect_continue = false;
+};
+
+// Refuses the first malformed field, and an Expect the gateway cannot
+// answer.
+std::variant<FramingFields, RequestRefusal> scan_fields(const RequestHead& head)
+{
+    FramingFields fields;
+    for (const auto& [name, value] : head.fields) {
+        if (!is_token(name) || !is_field_value(value)) {
+            return RequestRefusal{400, "malformed", "native-runtime gateway: a header field is malformed"};
+        }
+        if (iequals(name, "content-length")) {
+            ++fields.lengths;
+            fields.length_value = trim(value);
+        } else if (iequals(name, "transfer-encoding")) {
+            ++fields.encodings;
+            fields.encoding_value = trim(value);
+        } else if (iequals(name, "connection")) {
+            fields.connection_list = value;
+        } else if (iequals(name, "expect")) {
+            if (!iequals(trim(value), "100-continue")) {
+                return RequestRefusal{417, "expect", "native-runtime gateway: only Expect: 100-continue is understood"};
+            }
+            fields.expect_continue = true;
+        }
+    }
+    return fields;
+}
+
+// One reading of where the body ends, or a refusal when the fields allow
+// more than one.
+RequestCheck framing_from(const FramingFields& fields, unsigned version)
+{
+    RequestFraming framing;
+    framing.expect_continue = fields.expect_continue;
+    if (fields.encodings > 0 && fields.lengths > 0) {
+        return bad_framing("a request may not carry both Transfer-Encoding and Content-Length");
+    }
+    if (fields.lengths > 1) {
+        return bad_framing("a request may carry one Content-Length");
+    }
+    if (fields.encodings > 1 || (fields.encodings == 1 && !iequals(fields.encoding_value, "chunked"))) {
+        return bad_framing("the only Transfer-Encoding accepted is a single chunked");
+    }
+    if (fields.encodings == 1 && version < 11) {
+        return bad_framing("chunked is not HTTP/1.0");
+    }
+    if (fields.lengths == 1) {
+        const auto text = fields.length_value;
+        std::uint64_t value = 0;
+        const auto* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || text.front() == '+' || ec != std::errc() || ptr != end) {
+            return bad_framing("Content-Length is not a number");
+        }
+        framing.content_length = value;
+        framing.body = value > 0 ? BodyFraming::Length : BodyFraming::None;
+    }
+    if (fields.encodings == 1) {
+        framing.body = BodyFraming::Chunked;
+    }
+    framing.keep_alive =
+        version >= 11 ? !list_has(fields.connection_list, "close") : list_has(fields.connection_list, "keep-alive");
+    return framing;
+}
+
 } // namespace
 
 bool has_obs_fold(std::string_view raw_head)
@@ -121,59 +196,11 @@ RequestCheck check_request_head(const RequestHead& head)
     if (!is_token(head.method) || !visible_target) {
         return RequestRefusal{400, "malformed", "native-runtime gateway: the request line is malformed"};
     }
-    RequestFraming framing;
-    std::size_t lengths = 0;
-    std::size_t encodings = 0;
-    std::string_view length_value;
-    std::string_view encoding_value;
-    std::string_view connection_list;
-    for (const auto& [name, value] : head.fields) {
-        if (!is_token(name) || !is_field_value(value)) {
-            return RequestRefusal{400, "malformed", "native-runtime gateway: a header field is malformed"};
-        }
-        if (iequals(name, "content-length")) {
-            ++lengths;
-            length_value = trim(value);
-        } else if (iequals(name, "transfer-encoding")) {
-            ++encodings;
-            encoding_value = trim(value);
-        } else if (iequals(name, "connection")) {
-            connection_list = value;
-        } else if (iequals(name, "expect")) {
-            if (!iequals(trim(value), "100-continue")) {
-                return RequestRefusal{417, "expect", "native-runtime gateway: only Expect: 100-continue is understood"};
-            }
-            framing.expect_continue = true;
-        }
+    const auto scan = scan_fields(head);
+    if (const auto* refusal = std::get_if<RequestRefusal>(&scan)) {
+        return *refusal;
     }
-    if (encodings > 0 && lengths > 0) {
-        return bad_framing("a request may not carry both Transfer-Encoding and Content-Length");
-    }
-    if (lengths > 1) {
-        return bad_framing("a request may carry one Content-Length");
-    }
-    if (encodings > 1 || (encodings == 1 && !iequals(encoding_value, "chunked"))) {
-        return bad_framing("the only Transfer-Encoding accepted is a single chunked");
-    }
-    if (encodings == 1 && head.version < 11) {
-        return bad_framing("chunked is not HTTP/1.0");
-    }
-    if (lengths == 1) {
-        std::uint64_t value = 0;
-        const auto* end = length_value.data() + length_value.size();
-        const auto [ptr, ec] = std::from_chars(length_value.data(), end, value);
-        if (length_value.empty() || length_value.front() == '+' || ec != std::errc() || ptr != end) {
-            return bad_framing("Content-Length is not a number");
-        }
-        framing.content_length = value;
-        framing.body = value > 0 ? BodyFraming::Length : BodyFraming::None;
-    }
-    if (encodings == 1) {
-        framing.body = BodyFraming::Chunked;
-    }
-    framing.keep_alive =
-        head.version >= 11 ? !list_has(connection_list, "close") : list_has(connection_list, "keep-alive");
-    return framing;
+    return framing_from(std::get<FramingFields>(scan), head.version);
 }
 
 UpstreamHead upstream_request_head(const RequestHead& head, const RouteForward& forward, const RequestFraming& framing)

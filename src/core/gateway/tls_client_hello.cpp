@@ -226,6 +226,30 @@ std::size_t fewest_bytes(std::size_t from, std::size_t pending)
     return from + pending + records * kRecordHeaderBytes;
 }
 
+// The payload length the header of the record at `record` announces, or
+// the decision its bytes so far allow.
+std::variant<std::size_t, ClientHelloResult> record_length(std::string_view bytes, std::size_t record)
+{
+    const auto header = slice(bytes, record, kRecordHeaderBytes);
+    if (!header.empty() && byte_at(header, 0) != kHandshakeRecord) {
+        // After the first record, another content type interrupts the
+        // ClientHello; a first one that is not a handshake is no TLS
+        // (plain HTTP, or an SSLv2 hello with its high bit set).
+        return record == 0 ? refuse("not-tls") : malformed();
+    }
+    if (header.size() > 1 && byte_at(header, 1) != kTlsMajorVersion) {
+        return malformed();
+    }
+    if (header.size() < kRecordHeaderBytes) {
+        return ClientHelloNeedMore{record + kRecordHeaderBytes};
+    }
+    const std::size_t length = (std::size_t{byte_at(header, 3)} << 8U) | byte_at(header, 4);
+    if (length == 0 || length > kMaxRecordPayload) {
+        return malformed();
+    }
+    return length;
+}
+
 } // namespace
 
 ClientHelloResult inspect_client_hello(std::string_view bytes)
@@ -237,23 +261,11 @@ ClientHelloResult inspect_client_hello(std::string_view bytes)
     std::optional<std::size_t> message_size;
     std::size_t record = 0;
     for (;;) {
-        const auto header = slice(bytes, record, kRecordHeaderBytes);
-        if (!header.empty() && byte_at(header, 0) != kHandshakeRecord) {
-            // After the first record, another content type interrupts the
-            // ClientHello; a first one that is not a handshake is no TLS
-            // (plain HTTP, or an SSLv2 hello with its high bit set).
-            return record == 0 ? refuse("not-tls") : malformed();
+        const auto header = record_length(bytes, record);
+        if (const auto* decided = std::get_if<ClientHelloResult>(&header)) {
+            return *decided;
         }
-        if (header.size() > 1 && byte_at(header, 1) != kTlsMajorVersion) {
-            return malformed();
-        }
-        if (header.size() < kRecordHeaderBytes) {
-            return ClientHelloNeedMore{record + kRecordHeaderBytes};
-        }
-        const std::size_t length = (std::size_t{byte_at(header, 3)} << 8U) | byte_at(header, 4);
-        if (length == 0 || length > kMaxRecordPayload) {
-            return malformed();
-        }
+        const auto length = std::get<std::size_t>(header);
         const auto record_end = record + kRecordHeaderBytes + length;
         if (record_end > kMaxClientHelloBytes) {
             return refuse("too-large");
