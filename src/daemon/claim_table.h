@@ -21,7 +21,7 @@ struct PendingLaunch {
     core::LaunchSpec spec;
     std::chrono::steady_clock::time_point deadline;
     // False while the helper has not yet read back the unit's hardening
-    // (ManagerService reads it asynchronously): such a spec is not handed
+    // (the start pipeline reads it asynchronously): such a spec is not handed
     // out; its launcher's Claim waits for confirm() or the start's undoing.
     bool confirmed = true;
     // Set for a `network: gateway` session: what the helper registers with

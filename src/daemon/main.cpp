@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "core/journal_fields.h"
 #include "daemon/file_service.h"
-#include "daemon/manager_service.h"
+#include "daemon/helper_service.h"
 #include "sys/bus_compat.h"
 #include "sys/bus_loop.h"
 #include "sys/config_file.h"
@@ -45,7 +45,7 @@ constexpr int kHousekeepingIntervalMs = 1000;
 // Single-threaded, in the manner of systemd's bus-activated helpers: all
 // callbacks run here, so the service needs no locks. Returns when the
 // service has been idle for its timeout, or on SIGTERM or SIGINT.
-void run_until_idle(sdbus::IConnection& connection, nr::daemon::ManagerService& service)
+void run_until_idle(sdbus::IConnection& connection, nr::daemon::HelperService& service)
 {
     const nr::sys::StopSignals stop({SIGTERM, SIGINT});
     for (;;) {
@@ -85,7 +85,7 @@ int main(int argc, char** argv)
         // Files: a second interface on the same object, with its own copy
         // of the configuration.
         nr::daemon::FileService files(*connection, config);
-        nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
+        nr::daemon::HelperService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
         service.adopt_running_sessions();
         connection->requestName(nr::sys::BusName{nr::core::kBusName});
         run_until_idle(*connection, service);
