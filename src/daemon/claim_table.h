@@ -61,6 +61,9 @@ public:
                                                      uid_t caller_uid);
 
     void drop_expired(std::chrono::steady_clock::time_point now);
+    // When drop_expired next has something to drop; nullopt when empty.
+    // The helper's loop sleeps until then, not on a tick.
+    [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> next_deadline() const;
     [[nodiscard]] bool empty() const { return pending_.empty() && handovers_.empty(); }
 
 private:

@@ -38,15 +38,31 @@ void HelperService::housekeeping()
     pipeline_.settle_parked_claims();
 }
 
-bool HelperService::idle(std::chrono::steady_clock::time_point now) const
+bool HelperService::unoccupied() const
 {
-    return sessions_.empty() && claims_.empty() && !gate_.canary_running() && pipeline_.empty() &&
-           now - activity_.last() >= idle_timeout();
+    return sessions_.empty() && claims_.empty() && !gate_.canary_running() && pipeline_.empty();
 }
 
-std::chrono::milliseconds HelperService::idle_timeout() const
+bool HelperService::idle(std::chrono::steady_clock::time_point now) const
 {
-    return std::chrono::seconds(config_.idle_timeout_sec);
+    return unoccupied() && now - activity_.last() >= std::chrono::seconds(config_.idle_timeout_sec);
+}
+
+std::optional<std::chrono::steady_clock::time_point>
+HelperService::next_wakeup(std::chrono::steady_clock::time_point now) const
+{
+    std::optional<std::chrono::steady_clock::time_point> earliest;
+    const auto consider = [&](std::optional<std::chrono::steady_clock::time_point> deadline) {
+        if (deadline && (!earliest || *deadline < *earliest)) {
+            earliest = deadline;
+        }
+    };
+    consider(claims_.next_deadline());
+    consider(gate_.next_wakeup(now));
+    if (unoccupied()) {
+        consider(activity_.last() + std::chrono::seconds(config_.idle_timeout_sec));
+    }
+    return earliest;
 }
 
 } // namespace nr::daemon

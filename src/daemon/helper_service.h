@@ -21,6 +21,7 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace nr::daemon {
@@ -33,16 +34,25 @@ public:
     // Re-attaches to sessions a previous helper instance started.
     void adopt_running_sessions() { lifecycle_.adopt_running_sessions(); }
 
-    // Reports sessions whose unit stopped and drops expired claims; called by
-    // the event loop between dispatches.
+    // Does what the bus events dispatched since the last call, and the
+    // deadlines passed, ask for: answers starts, reports sessions whose
+    // unit ended, stops orphans, drops expired claims. Called by the event
+    // loop after each dispatch and each wake-up.
     void housekeeping();
 
     // True when nothing would be lost by exiting: no session to report on,
     // no launch spec waiting, no request for idle_timeout_sec.
     [[nodiscard]] bool idle(std::chrono::steady_clock::time_point now) const;
-    [[nodiscard]] std::chrono::milliseconds idle_timeout() const;
+    // When housekeeping next has something to do that no bus event will
+    // announce: a launch spec's deadline, the canary's, or the idle exit.
+    // nullopt: only a bus event or a signal can change anything.
+    [[nodiscard]] std::optional<std::chrono::steady_clock::time_point>
+    next_wakeup(std::chrono::steady_clock::time_point now) const;
 
 private:
+    // Nothing runs or waits: only the idle timeout keeps the helper.
+    [[nodiscard]] bool unoccupied() const;
+
     core::Config config_;
     std::string launcher_path_;
     std::string config_path_;
