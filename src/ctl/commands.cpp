@@ -2,12 +2,12 @@
 
 #include "core/base/error.h"
 #include "core/base/unit_name.h"
-#include "core/base/unit_state.h"
 #include "core/bus/bus_names.h"
 #include "core/bus/match_rules.h"
 #include "core/cli/cli_input.h"
 #include "core/cli/liveness_schedule.h"
 #include "ctl/exit_status.h"
+#include "ctl/unit_stop_wait.h"
 #include "sys/bus/bus_compat.h"
 #include "sys/bus/bus_loop.h"
 #include "sys/systemd/systemd_manager.h"
@@ -21,14 +21,11 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <thread>
 #include <utility>
 
 namespace nr::ctl {
 
 namespace {
-
-constexpr int kStopPollMs = 50;
 
 struct Ended {
     std::string result;
@@ -251,30 +248,15 @@ int run_session(const RunOptions& options)
 int stop_session(const StopOptions& options)
 {
     auto connection = sdbus::createSystemBusConnection();
-    Manager(*connection).stop(options.owner, options.chat);
     if (options.no_block) {
+        Manager(*connection).stop(options.owner, options.chat);
         return 0;
     }
-    // As `systemctl stop` does: return once systemd says every process of
-    // the unit is gone (the unit unloaded, or inactive or failed).
-    sys::SystemdManager systemd(*connection);
-    const auto unit = core::session_unit_name(options.owner, options.chat);
-    for (;;) {
-        const auto path = systemd.unit_path(unit);
-        if (!path) {
-            return 0;
-        }
-        std::string state;
-        try {
-            state = systemd.unit_property(*path, sys::kUnitInterface, "ActiveState").get<std::string>();
-        } catch (const core::Error&) {
-            state.clear(); // unloaded between the two calls: GetUnit says so next
-        }
-        if (core::is_stopped_state(state)) {
-            return 0;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(kStopPollMs));
-    }
+    // Watching before the stop is asked for, so no change is missed.
+    UnitStopWait stopped(*connection, core::session_unit_name(options.owner, options.chat));
+    Manager(*connection).stop(options.owner, options.chat);
+    stopped.wait();
+    return 0;
 }
 
 } // namespace nr::ctl

@@ -78,4 +78,21 @@ void ClaimTable::drop_expired(std::chrono::steady_clock::time_point now)
     std::erase_if(handovers_, [&](const auto& entry) { return entry.second.deadline <= now; });
 }
 
+std::optional<std::chrono::steady_clock::time_point> ClaimTable::next_deadline() const
+{
+    std::optional<std::chrono::steady_clock::time_point> earliest;
+    const auto consider = [&](std::chrono::steady_clock::time_point deadline) {
+        if (!earliest || deadline < *earliest) {
+            earliest = deadline;
+        }
+    };
+    for (const auto& entry : pending_) {
+        consider(entry.second.deadline);
+    }
+    for (const auto& entry : handovers_) {
+        consider(entry.second.deadline);
+    }
+    return earliest;
+}
+
 } // namespace nr::daemon

@@ -21,7 +21,7 @@ struct PendingLaunch {
     core::LaunchSpec spec;
     std::chrono::steady_clock::time_point deadline;
     // False while the helper has not yet read back the unit's hardening
-    // (ManagerService reads it asynchronously): such a spec is not handed
+    // (the start pipeline reads it asynchronously): such a spec is not handed
     // out; its launcher's Claim waits for confirm() or the start's undoing.
     bool confirmed = true;
     // Set for a `network: gateway` session: what the helper registers with
@@ -61,6 +61,9 @@ public:
                                                      uid_t caller_uid);
 
     void drop_expired(std::chrono::steady_clock::time_point now);
+    // When drop_expired next has something to drop; nullopt when empty.
+    // The helper's loop sleeps until then, not on a tick.
+    [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> next_deadline() const;
     [[nodiscard]] bool empty() const { return pending_.empty() && handovers_.empty(); }
 
 private:

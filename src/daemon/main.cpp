@@ -7,7 +7,7 @@
 #include "core/bus/bus_names.h"
 #include "core/journal/journal_fields.h"
 #include "daemon/file_service.h"
-#include "daemon/manager_service.h"
+#include "daemon/helper_service.h"
 #include "sys/base/journal_writer.h"
 #include "sys/bus/bus_compat.h"
 #include "sys/bus/bus_loop.h"
@@ -16,11 +16,14 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
+#include <optional>
 
 #ifndef NR_LAUNCHER_PATH
 #error "NR_LAUNCHER_PATH must be defined by the build"
@@ -40,21 +43,35 @@ void fatal(const std::string& message)
     }
 }
 
-constexpr int kHousekeepingIntervalMs = 1000;
+// How long the loop may sleep before `wakeup`: rounded up, so that it never
+// wakes just before a deadline and spins until it passes. Without one it
+// sleeps until a bus event or a signal (poll's longest finite wait).
+int wait_ms(std::optional<std::chrono::steady_clock::time_point> wakeup, std::chrono::steady_clock::time_point now)
+{
+    constexpr auto kForever = std::chrono::milliseconds(std::numeric_limits<int>::max());
+    if (!wakeup) {
+        return static_cast<int>(kForever.count());
+    }
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*wakeup - now);
+    return static_cast<int>(std::clamp(wait, std::chrono::milliseconds(0), kForever).count());
+}
 
 // Single-threaded, in the manner of systemd's bus-activated helpers: all
-// callbacks run here, so the service needs no locks. Returns when the
+// callbacks run here, so the service needs no locks. No tick: the loop
+// sleeps until a bus event (systemd's unit signals, a worker leaving the
+// bus, a call, an answer) or the service's next deadline. Returns when the
 // service has been idle for its timeout, or on SIGTERM or SIGINT.
-void run_until_idle(sdbus::IConnection& connection, nr::daemon::ManagerService& service)
+void run_until_idle(sdbus::IConnection& connection, nr::daemon::HelperService& service)
 {
     const nr::sys::StopSignals stop({SIGTERM, SIGINT});
     for (;;) {
         nr::sys::dispatch_pending(connection);
         service.housekeeping();
-        if (service.idle(std::chrono::steady_clock::now())) {
+        const auto now = std::chrono::steady_clock::now();
+        if (service.idle(now)) {
             return;
         }
-        if (nr::sys::wait_for_bus_or_signal(connection, stop, kHousekeepingIntervalMs)) {
+        if (nr::sys::wait_for_bus_or_signal(connection, stop, wait_ms(service.next_wakeup(now), now))) {
             return;
         }
     }
@@ -85,7 +102,7 @@ int main(int argc, char** argv)
         // Files: a second interface on the same object, with its own copy
         // of the configuration.
         nr::daemon::FileService files(*connection, config);
-        nr::daemon::ManagerService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
+        nr::daemon::HelperService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
         service.adopt_running_sessions();
         connection->requestName(nr::sys::BusName{nr::core::kBusName});
         run_until_idle(*connection, service);

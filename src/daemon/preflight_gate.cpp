@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <thread>
 
@@ -37,6 +38,10 @@ constexpr auto kBusyPollInterval = std::chrono::milliseconds(20);
 constexpr auto kCanaryLimit = std::chrono::seconds(core::kCanaryRuntimeMaxSec + 10);
 constexpr auto kCanaryClaimDeadline = std::chrono::seconds(core::kCanaryRuntimeMaxSec + 10);
 constexpr std::size_t kMaxOutput = std::size_t{16} * 1024;
+// The loop does not watch the canary's pipe, so while the canary runs it
+// drains it this often: a canary that writes more than the pipe holds
+// must not stall until its RuntimeMaxSec= ends it.
+constexpr auto kDrainInterval = std::chrono::seconds(1);
 
 // Drains `fd` (non-blocking) into `out`, keeping at most kMaxOutput bytes.
 void drain(int fd, std::string& out)
@@ -193,12 +198,18 @@ std::optional<core::CheckResult> PreflightGate::poll()
     }
     auto& run = *running_;
     drain(run.output.get(), run.text);
-    (void)watch_.take_candidates(); // they only woke the loop; systemd's state decides
+    // Only a signalled stop (confirmed below: a queued start is "inactive"
+    // too) or the deadline is worth a call to PID 1.
+    const bool stopped = !watch_.take_candidates().empty();
+    const bool overdue = std::chrono::steady_clock::now() > run.deadline;
+    if (!stopped && !overdue) {
+        return std::nullopt;
+    }
     core::CanaryOutcome outcome;
     outcome.started = true;
     try {
         if (!systemd_.unit_ended(run.path)) {
-            if (std::chrono::steady_clock::now() <= run.deadline) {
+            if (!overdue) {
                 return std::nullopt;
             }
             systemd_.stop(core::kCanaryUnit);
@@ -220,6 +231,19 @@ std::optional<core::CheckResult> PreflightGate::poll()
     const auto record = run.record;
     running_.reset();
     return finish(outcome, record);
+}
+
+std::optional<std::chrono::steady_clock::time_point>
+PreflightGate::next_wakeup(std::chrono::steady_clock::time_point now) const
+{
+    if (verdict_) {
+        return now;
+    }
+    if (!running_) {
+        return std::nullopt;
+    }
+    // Just past the deadline: poll() stops the canary once it is exceeded.
+    return std::min(now + kDrainInterval, running_->deadline + std::chrono::milliseconds(1));
 }
 
 core::CheckResult PreflightGate::finish(const core::CanaryOutcome& outcome, const std::string& record)

@@ -9,8 +9,9 @@
 // claims its spec from this helper, applies Landlock and the seccomp
 // program and runs /usr/bin/true in bwrap. Because that claim is a call to
 // this very helper, the canary never blocks the bus: it is started, and
-// its end is noticed by poll() from the helper's housekeeping. A pass is
-// kept for the boot (sys/preflight/canary_cache.h), so later activations skip it.
+// its end, which systemd signals, is read by poll() from the helper's
+// housekeeping. A pass is kept for the boot (sys/preflight/canary_cache.h), so later
+// activations skip it.
 
 #include "core/config/config.h"
 #include "core/ops/preflight.h"
@@ -48,6 +49,11 @@ public:
     // remembered (here and in the per-boot cache); a failure forgets any
     // earlier pass, so sessions wait for the next canary.
     std::optional<core::CheckResult> poll();
+    // When poll() next has something to do that no bus event announces:
+    // the canary's deadline, or draining its output. nullopt when no
+    // canary runs.
+    [[nodiscard]] std::optional<std::chrono::steady_clock::time_point>
+    next_wakeup(std::chrono::steady_clock::time_point now) const;
 
 private:
     struct RunningCanary {

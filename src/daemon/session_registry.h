@@ -1,7 +1,7 @@
 #pragma once
 // The sessions this helper instance reports on. systemd stays the source of
 // truth: a restarted helper rebuilds this table from the running units
-// (ManagerService::adopt_running_sessions) instead of from any state of its own.
+// (SessionLifecycle::adopt_running_sessions) instead of from any state of its own.
 
 #include <sdbus-c++/sdbus-c++.h>
 

@@ -1,6 +1,6 @@
 // The helper's table of launch specs waiting for their launcher
 // (src/daemon/claim_table.cpp, compiled into this binary: it has no bus
-// dependency, only sys/random_token).
+// dependency, only sys/base/random_token).
 #include "daemon/claim_table.h"
 
 #include <gtest/gtest.h>
@@ -119,5 +119,37 @@ TEST(AGatewayRegistrationOfAnEndedUnit, IsDropped)
     ASSERT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
     table.remove_unit(kUnit);
     EXPECT_FALSE(table.take_gateway("t1", kUnit, kSessionUid).has_value());
+    EXPECT_TRUE(table.empty());
+}
+
+TEST(AnEmptyClaimTable, HasNoDeadlineToWakeFor)
+{
+    const ClaimTable table;
+    EXPECT_FALSE(table.next_deadline().has_value());
+}
+
+TEST(TheNextDeadlineOfTheClaimTable, IsItsEarliestSpecsAndExpiresAtThatInstant)
+{
+    ClaimTable table;
+    auto later = launch_for(kUnit, true);
+    auto sooner = launch_for("native-runtime-bob-chat1.service", false);
+    sooner.deadline = later.deadline - std::chrono::seconds(30);
+    table.add("later", later);
+    table.add("sooner", sooner);
+    ASSERT_EQ(table.next_deadline(), sooner.deadline);
+    table.drop_expired(sooner.deadline);
+    EXPECT_EQ(table.next_deadline(), later.deadline) << "the loop woke at the deadline, and the spec is gone";
+    EXPECT_EQ(table.state("sooner", "native-runtime-bob-chat1.service", kSessionUid), ClaimState::NoMatch);
+}
+
+TEST(AHandoverStillDue, KeepsItsSpecsDeadlineForTheLoop)
+{
+    ClaimTable table;
+    const auto launch = gateway_launch_for(kUnit);
+    table.add("t1", launch);
+    ASSERT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
+    EXPECT_EQ(table.next_deadline(), launch.deadline);
+    table.drop_expired(launch.deadline);
+    EXPECT_FALSE(table.next_deadline().has_value());
     EXPECT_TRUE(table.empty());
 }

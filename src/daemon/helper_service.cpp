@@ -1,0 +1,68 @@
+#include "daemon/helper_service.h"
+
+namespace nr::daemon {
+
+HelperService::HelperService(sdbus::IConnection& connection, core::Config config, std::string launcher_path,
+                             std::string config_path)
+    : config_(std::move(config)), launcher_path_(std::move(launcher_path)), config_path_(std::move(config_path)),
+      systemd_(connection), sessions_(connection), gate_(connection, config_, launcher_path_, config_path_, claims_),
+      gateways_(config_), lifecycle_(connection, config_, systemd_, claims_, sessions_, gateways_,
+                                     [this](const TrackedSession& session, const sys::UnitEnd& end) {
+                                         manager_.emitSessionEnded(session.unit, session.owner, session.chat,
+                                                                   session.job, end.result, end.code, end.status);
+                                     }),
+      pipeline_(connection, config_, launcher_path_, systemd_, claims_, sessions_,
+                [this](const std::string& adapter, const std::string& worker, const std::string& unit) {
+                    lifecycle_.bind_to_worker(adapter, worker, unit);
+                }),
+      manager_(connection, config_, systemd_, sessions_, gate_, pipeline_, activity_),
+      launcher_(connection, systemd_, claims_, sessions_, pipeline_, gateways_, activity_,
+                [this](const TrackedSession& session, std::uint32_t ahead) {
+                    manager_.emitSessionWaiting(session.unit, session.owner, session.chat, session.job, ahead);
+                })
+{
+}
+
+void HelperService::housekeeping()
+{
+    if (const auto verdict = gate_.poll()) {
+        pipeline_.release_waiting(*verdict);
+        activity_.touch();
+    }
+    pipeline_.finish_ready_starts();
+    if (lifecycle_.report_ended_sessions()) {
+        activity_.touch();
+    }
+    lifecycle_.stop_orphaned_sessions();
+    claims_.drop_expired(std::chrono::steady_clock::now());
+    pipeline_.settle_parked_claims();
+}
+
+bool HelperService::unoccupied() const
+{
+    return sessions_.empty() && claims_.empty() && !gate_.canary_running() && pipeline_.empty();
+}
+
+bool HelperService::idle(std::chrono::steady_clock::time_point now) const
+{
+    return unoccupied() && now - activity_.last() >= std::chrono::seconds(config_.idle_timeout_sec);
+}
+
+std::optional<std::chrono::steady_clock::time_point>
+HelperService::next_wakeup(std::chrono::steady_clock::time_point now) const
+{
+    std::optional<std::chrono::steady_clock::time_point> earliest;
+    const auto consider = [&](std::optional<std::chrono::steady_clock::time_point> deadline) {
+        if (deadline && (!earliest || *deadline < *earliest)) {
+            earliest = deadline;
+        }
+    };
+    consider(claims_.next_deadline());
+    consider(gate_.next_wakeup(now));
+    if (unoccupied()) {
+        consider(activity_.last() + std::chrono::seconds(config_.idle_timeout_sec));
+    }
+    return earliest;
+}
+
+} // namespace nr::daemon
