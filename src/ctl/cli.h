@@ -1,13 +1,12 @@
 #pragma once
-// native-runtimectl's whole command line: every verb with its options, and
-// which function runs it. main() parses and dispatches; the CLI surface test
-// (tests/ctl) walks the same App to check the man page and bash completion.
-
-#include "ctl/file_cli.h"
-#include "ctl/operator_cli.h"
+// native-runtimectl's whole command line: one table of verbs, each with its
+// options and the function that runs it. main() parses and dispatches; the
+// CLI surface test (tests/ctl) walks the same App to check the man page and
+// bash completion.
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -24,20 +23,19 @@ public:
 
     [[nodiscard]] CLI::App& app() { return app_; }
 
-    // Parses argv: nullopt to go on, or the status to exit with (--help,
-    // --version, a usage error).
+    // Parses argv and chooses the verb, without running it: nullopt to go
+    // on, or the status to exit with (--help, --version, a usage error).
     std::optional<int> parse(int argc, char** argv);
 
-    // Runs the parsed verb; every failure maps through guarded().
+    // Runs the chosen verb; every failure maps through guarded().
     int dispatch();
 
-    struct Verbs; // run, stop, list (cli.cpp)
+    struct Options; // every verb's options (cli.cpp)
 
 private:
     CLI::App app_;
-    std::unique_ptr<Verbs> verbs_;
-    OperatorVerbs operator_verbs_;
-    FileVerbsHandle file_verbs_;
+    std::unique_ptr<Options> options_;
+    std::function<int()> chosen_;
 };
 
 } // namespace nr::ctl

@@ -7,6 +7,7 @@
 #include "core/ops/dropin.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,15 +37,17 @@ int session_status(const StatusOptions& options);
 
 struct LogsOptions {
     std::string owner;
-    std::string chat;      // empty: every chat of the owner
-    std::size_t lines = 0; // 0: all (10 with --follow)
-    bool lines_given = false;
-    std::string since;            // journalctl's --since forms (core::parse_since)
-    bool follow = false;          // -f: keep printing new records
-    std::string output = "short"; // -o short|json
-    bool json = false;            // --json: the same as -o json
+    std::string chat;                 // empty: every chat of the owner
+    std::optional<std::size_t> lines; // -n: the newest N (10 with --follow)
+    std::string since;                // journalctl's --since, checked by journalctl
+    bool follow = false;              // -f: keep printing new records
+    std::string output = "short";     // -o short|json
+    bool json = false;                // --json: the same as -o json
+    bool no_pager = false;
 };
 
+// Execs journalctl with the trusted matches (core/journal/log_query.h); with -f,
+// runs it again after each change of the journal (ctl/logs_follow.h).
 int session_logs(const LogsOptions& options);
 
 struct PreflightOptions {

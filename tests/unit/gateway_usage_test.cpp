@@ -5,9 +5,10 @@
 #include "core/gateway/gateway_usage.h"
 #include "core/journal/journal_fields.h"
 #include "core/journal/log_event.h"
-#include "core/journal/log_query.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using namespace nr::core;
 
@@ -16,6 +17,20 @@ namespace {
 constexpr std::uint64_t kSec = 1000000;
 constexpr std::uint64_t kNow = 100000 * kSec;
 const std::string kUnit = "native-runtime-alice-c1.service";
+
+// Whether a record's fields satisfy one of `terms` as sd_journal's matches
+// would: every FIELD=value of one alternative present.
+bool record_matches(const std::map<std::string, std::string>& fields,
+                    const std::vector<std::vector<std::string>>& terms)
+{
+    return std::any_of(terms.begin(), terms.end(), [&fields](const std::vector<std::string>& term) {
+        return std::all_of(term.begin(), term.end(), [&fields](const std::string& match) {
+            const auto eq = match.find('=');
+            const auto it = fields.find(match.substr(0, eq));
+            return eq != std::string::npos && it != fields.end() && it->second == match.substr(eq + 1);
+        });
+    });
+}
 
 GatewayRecordFields request(std::uint64_t at, const std::string& unit, std::uint64_t in, std::uint64_t out,
                             const std::string& refused = "")

@@ -4,30 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <ctime>
+#include <algorithm>
 
 using namespace nr::core;
 
 namespace {
 
 using Terms = std::vector<std::vector<std::string>>;
-
-constexpr std::uint64_t kSec = 1000000;
-
-// Local time as mktime sees it, so the test holds in any TZ.
-std::uint64_t local(int year, int month, int day, int hour, int minute, int second)
-{
-    std::tm tm{};
-    tm.tm_year = year - 1900;
-    tm.tm_mon = month - 1;
-    tm.tm_mday = day;
-    tm.tm_hour = hour;
-    tm.tm_min = minute;
-    tm.tm_sec = second;
-    tm.tm_isdst = -1;
-    return static_cast<std::uint64_t>(std::mktime(&tm)) * kSec;
-}
 
 } // namespace
 
@@ -81,35 +64,42 @@ TEST(OwnerUnits, AreOnlyThatOwnersSessionUnits)
               (std::set<std::string>{"native-runtime-al-c.service"}));
 }
 
-TEST(Since, AcceptsJournalctlsCommonForms)
+TEST(TheJournalctlLine, ReadsTheSystemJournalQuietlyWithTheTermsAsMatchesAfterTheOptions)
 {
-    const auto now = local(2026, 12, 2, 20, 14, 38);
-    EXPECT_EQ(parse_since("now", now), now);
-    EXPECT_EQ(parse_since("@1796240702", now), 1796240702 * kSec);
-    EXPECT_EQ(parse_since("-5min", now), now - 300 * kSec);
-    EXPECT_EQ(parse_since("-30s", now), now - 30 * kSec);
-    EXPECT_EQ(parse_since("2 h ago", now), now - 7200 * kSec);
-    EXPECT_EQ(parse_since("1 day ago", now), now - 86400 * kSec);
-    EXPECT_EQ(parse_since("today", now), local(2026, 12, 2, 0, 0, 0));
-    EXPECT_EQ(parse_since("yesterday", now), local(2026, 12, 1, 0, 0, 0));
-    EXPECT_EQ(parse_since("2026-12-01", now), local(2026, 12, 1, 0, 0, 0));
-    EXPECT_EQ(parse_since("2026-12-01 08:30", now), local(2026, 12, 1, 8, 30, 0));
-    EXPECT_EQ(parse_since("2026-12-01 08:30:15", now), local(2026, 12, 1, 8, 30, 15));
+    JournalctlQuery query;
+    query.terms = {{"_UID=0", "NATIVE_RUNTIME_OWNER=alice"}, {"_PID=1", "UNIT=u.service"}, {"_SYSTEMD_UNIT=u.service"}};
+    EXPECT_EQ(journalctl_argv(query),
+              (std::vector<std::string>{"/usr/bin/journalctl", "--system", "--quiet", "--output=short", "--", "_UID=0",
+                                        "NATIVE_RUNTIME_OWNER=alice", "+", "_PID=1", "UNIT=u.service", "+",
+                                        "_SYSTEMD_UNIT=u.service"}));
 }
 
-TEST(Since, RefusesWhatItCannotParse)
+TEST(TheJournalctlLine, CarriesEveryOptionOfLogs)
 {
-    for (const auto* text : {"", "soon", "2026-13-01", "2026-02-30", "2026-12-01x", "-5 fortnights", "@12a", "5 min"}) {
-        NR_EXPECT_REFUSED(since, ErrorKind::InvalidArgument, parse_since(text, 1000 * kSec));
+    JournalctlQuery query;
+    query.terms = {{"_SYSTEMD_SLICE=native-runtime-alice.slice"}};
+    query.lines = 50;
+    query.since = "-1h";
+    query.json = true;
+    query.no_pager = true;
+    query.cursor_file = "/tmp/d/cursor";
+    EXPECT_EQ(journalctl_argv(query),
+              (std::vector<std::string>{"/usr/bin/journalctl", "--system", "--quiet", "--output=json", "--all",
+                                        "--no-pager", "--lines=50", "--since=-1h", "--cursor-file=/tmp/d/cursor", "--",
+                                        "_SYSTEMD_SLICE=native-runtime-alice.slice"}));
+}
+
+TEST(ASinceValue, StaysInsideItsOwnOptionWordWhateverItSays)
+{
+    for (const auto* since : {"--merge", "-D/tmp/x", "x + _UID=1002", "", "-- _PID=1"}) {
+        JournalctlQuery query;
+        query.terms = {{"_UID=0"}};
+        query.since = since;
+        const auto argv = journalctl_argv(query);
+        const auto separator = std::find(argv.begin(), argv.end(), "--");
+        ASSERT_NE(separator, argv.end());
+        EXPECT_EQ(std::vector<std::string>(separator + 1, argv.end()), std::vector<std::string>{"_UID=0"}) << since;
+        EXPECT_EQ(std::count(argv.begin(), separator, std::string("--since=") + since), *since == 0 ? 0 : 1) << since;
+        EXPECT_EQ(journalctl_since_check_argv(since).back(), std::string("--since=") + since);
     }
-}
-
-TEST(ARecord, MatchesWhenAllFieldsOfOneTermAgree)
-{
-    const Terms terms{{"_UID=0", "NATIVE_RUNTIME_OWNER=alice"}, {"_PID=1", "UNIT=u.service"}};
-    EXPECT_TRUE(record_matches({{"_UID", "0"}, {"NATIVE_RUNTIME_OWNER", "alice"}, {"MESSAGE", "x"}}, terms));
-    EXPECT_TRUE(record_matches({{"_PID", "1"}, {"UNIT", "u.service"}}, terms));
-    EXPECT_FALSE(record_matches({{"_UID", "1002"}, {"NATIVE_RUNTIME_OWNER", "alice"}}, terms)) << "a forged record";
-    EXPECT_FALSE(record_matches({{"UNIT", "u.service"}}, terms));
-    EXPECT_FALSE(record_matches({}, {}));
 }

@@ -5,20 +5,19 @@
 // NATIVE_RUNTIME_OWNER=, UNIT=, OBJECT_SYSTEMD_UNIT=) can be forged by any
 // local user; the fields starting with '_' cannot, journald sets them.
 
-#include <cstdint>
-#include <map>
+#include <cstddef>
 #include <optional>
 #include <set>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace nr::core {
 
 // The helper runs as core::kHelperUnit (core/base/unit_name.h).
 
-// Alternatives of conjunctions of FIELD=value, as sd_journal_add_match /
-// sd_journal_add_disjunction take them. Validates the ids.
+// Alternatives of conjunctions of FIELD=value, as journalctl's matches (with
+// "+" between alternatives) and sd_journal_add_match take them. Validates
+// the ids.
 //
 // One chat (unit U):
 //   _UID=0 _SYSTEMD_UNIT=native-runtimed.service NATIVE_RUNTIME_OWNER=O NATIVE_RUNTIME_CHAT=C
@@ -33,18 +32,29 @@ namespace nr::core {
 std::vector<std::vector<std::string>> session_log_terms(const std::string& owner, const std::string& chat,
                                                         const std::set<std::string>& units = {});
 
-// True when `fields` (a record's FIELD -> value) satisfy one of `terms`, as
-// sd_journal's matches would; used where the matches are applied by hand.
-bool record_matches(const std::map<std::string, std::string>& fields,
-                    const std::vector<std::vector<std::string>>& terms);
-
 // The members of `units` that are session units of `owner`.
 std::set<std::string> owner_units(const std::string& owner, const std::set<std::string>& units);
 
-// journalctl's --since forms that `logs` accepts: "YYYY-MM-DD [HH:MM[:SS]]"
-// (local time), "@EPOCH_SECONDS", "now", "today", "yesterday",
-// "-N<unit>" and "N <unit> ago" with unit s, sec, min, m, h, hour(s), d,
-// day(s). `now_usec` is the current realtime clock. Throws InvalidArgument.
-std::uint64_t parse_since(std::string_view text, std::uint64_t now_usec);
+// `logs` hands the reading, --since, paging and output formats to journalctl
+// itself, at a fixed path (merged /usr on every supported release).
+inline constexpr const char* kJournalctl = "/usr/bin/journalctl";
+
+struct JournalctlQuery {
+    std::vector<std::vector<std::string>> terms; // session_log_terms()
+    std::optional<std::size_t> lines;            // --lines=N
+    std::string since;                           // --since=TIME, as the user wrote it; empty: none
+    bool json = false;                           // -o json (every field, --all), else short
+    bool no_pager = false;
+    std::string cursor_file; // --cursor-file=PATH; empty: none
+};
+
+// journalctl's argv for `query`, without a shell: the system journal only,
+// no "-- No entries --" hints (an owner with no records prints nothing), and
+// the terms as matches after "--", alternatives separated by "+".
+std::vector<std::string> journalctl_argv(const JournalctlQuery& query);
+
+// A journalctl run that only parses --since=TIME (it exits non-zero when it
+// cannot), so that a bad time is a usage error before any output.
+std::vector<std::string> journalctl_since_check_argv(const std::string& since);
 
 } // namespace nr::core

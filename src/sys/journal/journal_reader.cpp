@@ -1,11 +1,9 @@
 #include "sys/journal/journal_reader.h"
 
-#include "core/journal/log_query.h"
-
 #include <systemd/sd-journal.h>
 
-#include <cstdlib>
-#include <deque>
+#include <algorithm>
+#include <ctime>
 #include <system_error>
 
 namespace nr::sys {
@@ -38,13 +36,6 @@ JournalRecord current(sd_journal* j)
 {
     JournalRecord record;
     check(sd_journal_get_realtime_usec(j, &record.realtime_usec), "sd_journal_get_realtime_usec");
-    sd_id128_t boot{};
-    check(sd_journal_get_monotonic_usec(j, &record.monotonic_usec, &boot), "sd_journal_get_monotonic_usec");
-    char* cursor = nullptr;
-    if (sd_journal_get_cursor(j, &cursor) >= 0 && cursor != nullptr) {
-        record.cursor = cursor;
-        free(cursor); // NOLINT(cppcoreguidelines-no-malloc): owned by libsystemd
-    }
     const void* data = nullptr;
     std::size_t length = 0;
     sd_journal_restart_data(j);
@@ -72,116 +63,30 @@ void add_terms(sd_journal* j, const std::vector<std::vector<std::string>>& terms
     }
 }
 
-// The records already there, as -n and --since select them. Returns false
-// when the sink asked to stop; `printed` says whether anything was.
-bool existing(sd_journal* j, const JournalQuery& query, const std::function<bool(const JournalRecord&)>& sink,
-              bool& printed)
-{
-    const auto emit = [&](const JournalRecord& record) {
-        printed = true;
-        return sink(record);
-    };
-    if (query.since_usec) {
-        // Forward from the time; with -n, only the newest of those.
-        check(sd_journal_seek_realtime_usec(j, *query.since_usec), "sd_journal_seek_realtime_usec");
-        std::deque<JournalRecord> kept;
-        for (;;) {
-            const int r = sd_journal_next(j);
-            check(r, "sd_journal_next");
-            if (r == 0) {
-                break;
-            }
-            auto record = current(j);
-            if (record.realtime_usec < *query.since_usec) {
-                continue;
-            }
-            if (query.lines == 0) {
-                if (!emit(record)) {
-                    return false;
-                }
-                continue;
-            }
-            kept.push_back(std::move(record));
-            if (kept.size() > query.lines) {
-                kept.pop_front();
-            }
-        }
-        for (const auto& record : kept) {
-            if (!emit(record)) {
-                return false;
-            }
-        }
-        return true;
-    }
-    if (query.lines != 0) {
-        // Seek from the tail: nothing older than the n-th newest is read.
-        check(sd_journal_seek_tail(j), "sd_journal_seek_tail");
-        const int r = sd_journal_previous_skip(j, query.lines);
-        check(r, "sd_journal_previous_skip");
-        if (r == 0) {
-            return true;
-        }
-        if (!emit(current(j))) {
-            return false;
-        }
-    } else {
-        check(sd_journal_seek_head(j), "sd_journal_seek_head");
-    }
-    for (;;) {
-        const int r = sd_journal_next(j);
-        check(r, "sd_journal_next");
-        if (r == 0) {
-            return true;
-        }
-        if (!emit(current(j))) {
-            return false;
-        }
-    }
-}
-
 } // namespace
 
 void read_journal(const JournalQuery& query, const std::function<bool(const JournalRecord&)>& sink)
 {
     Journal journal;
     sd_journal* j = journal.get();
-    // Where following starts when no existing record is printed: the last
-    // record of the journal as it is now.
-    std::string resume;
-    if (query.follow) {
-        check(sd_journal_seek_tail(j), "sd_journal_seek_tail");
-        if (sd_journal_previous(j) > 0) {
-            resume = current(j).cursor;
-        }
-    }
     add_terms(j, query.terms);
-    bool printed = false;
-    const auto remember = [&](const JournalRecord& record) {
-        resume = record.cursor;
-        return sink(record);
-    };
-    if (!existing(j, query, remember, printed) || !query.follow) {
-        return;
-    }
-    // New records are read without sd_journal's matches and matched here:
-    // systemd 252's sd_journal_next, following several alternatives, was
-    // seen to skip a matching record written between two others.
-    sd_journal_flush_matches(j);
-    if (resume.empty()) {
-        check(sd_journal_seek_head(j), "sd_journal_seek_head");
+    if (query.since_usec) {
+        check(sd_journal_seek_realtime_usec(j, *query.since_usec), "sd_journal_seek_realtime_usec");
     } else {
-        check(sd_journal_seek_cursor(j, resume.c_str()), "sd_journal_seek_cursor");
-        check(sd_journal_next(j), "sd_journal_next"); // onto the resumed record itself
+        check(sd_journal_seek_head(j), "sd_journal_seek_head");
     }
     for (;;) {
         const int r = sd_journal_next(j);
         check(r, "sd_journal_next");
         if (r == 0) {
-            check(sd_journal_wait(j, static_cast<std::uint64_t>(-1)), "sd_journal_wait");
-            continue;
+            return;
         }
         const auto record = current(j);
-        if (core::record_matches(record.fields, query.terms) && !sink(record)) {
+        // Seeking lands on the nearest record, which may be older.
+        if (query.since_usec && record.realtime_usec < *query.since_usec) {
+            continue;
+        }
+        if (!sink(record)) {
             return;
         }
     }
@@ -206,6 +111,51 @@ std::set<std::string> unique_journal_values(const std::string& field)
         }
     }
     return out;
+}
+
+JournalWatch::JournalWatch()
+{
+    check(sd_journal_open(&journal_, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM), "opening the journal");
+    // Sets up the inotify watches now: what changes from here on is queued.
+    fd_ = sd_journal_get_fd(journal_);
+    if (fd_ < 0) {
+        sd_journal_close(journal_);
+        check(fd_, "sd_journal_get_fd");
+    }
+}
+
+JournalWatch::~JournalWatch()
+{
+    sd_journal_close(journal_);
+}
+
+short JournalWatch::events() const
+{
+    const int events = sd_journal_get_events(journal_);
+    check(events, "sd_journal_get_events");
+    return static_cast<short>(events);
+}
+
+int JournalWatch::timeout_ms() const
+{
+    std::uint64_t usec = 0;
+    check(sd_journal_get_timeout(journal_, &usec), "sd_journal_get_timeout");
+    if (usec == static_cast<std::uint64_t>(-1)) {
+        return -1;
+    }
+    // An absolute CLOCK_MONOTONIC time; poll() takes milliseconds from now.
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const auto now_usec =
+        static_cast<std::uint64_t>(now.tv_sec) * 1000000 + static_cast<std::uint64_t>(now.tv_nsec) / 1000;
+    return usec <= now_usec ? 0 : static_cast<int>(std::min<std::uint64_t>((usec - now_usec + 999) / 1000, 60000));
+}
+
+bool JournalWatch::changed()
+{
+    const int r = sd_journal_process(journal_);
+    check(r, "sd_journal_process");
+    return r == SD_JOURNAL_APPEND || r == SD_JOURNAL_INVALIDATE;
 }
 
 } // namespace nr::sys

@@ -1,10 +1,9 @@
 #pragma once
 // Reads journal records by structured fields with sd-journal, the way
-// `journalctl FIELD=value ...` does: from the tail (-n), from a time
-// (--since), following new records (-f). What to match is the caller's
-// decision (core/journal/log_query.h).
+// `journalctl --since=... FIELD=value ...` does, for `status`'s gateway
+// lines; and wakes `logs -f` when the journal changes. What to match is the
+// caller's decision (core/gateway/gateway_usage.h, core/journal/log_query.h).
 
-#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -13,23 +12,19 @@
 #include <string>
 #include <vector>
 
+struct sd_journal;
+
 namespace nr::sys {
 
 struct JournalRecord {
     std::uint64_t realtime_usec = 0;
-    std::uint64_t monotonic_usec = 0;
-    std::string cursor;
     std::map<std::string, std::string> fields; // every field of the record
 };
 
 struct JournalQuery {
     // Alternatives of conjunctions of FIELD=value entries.
     std::vector<std::vector<std::string>> terms;
-    // At most this many of the newest matching records; 0 for all.
-    std::size_t lines = 0;
     std::optional<std::uint64_t> since_usec;
-    // After the existing records, wait for new ones until `sink` says stop.
-    bool follow = false;
 };
 
 // Calls `sink` for each matching record, oldest first; stops when it
@@ -44,5 +39,28 @@ bool system_journal_readable();
 // Every value `field` has anywhere in the system journal (matches do not
 // apply, as sd_journal_query_unique documents).
 std::set<std::string> unique_journal_values(const std::string& field);
+
+// The system journal's change notification, for a caller that polls it
+// with descriptors of its own. Changes from the moment it is constructed on
+// are kept until changed() reads them, so none is missed between two polls.
+class JournalWatch {
+public:
+    JournalWatch(); // throws std::system_error
+    JournalWatch(const JournalWatch&) = delete;
+    JournalWatch& operator=(const JournalWatch&) = delete;
+    JournalWatch(JournalWatch&&) = delete;
+    JournalWatch& operator=(JournalWatch&&) = delete;
+    ~JournalWatch();
+
+    [[nodiscard]] int fd() const { return fd_; }
+    [[nodiscard]] short events() const;   // for poll()
+    [[nodiscard]] int timeout_ms() const; // for poll(); -1: none
+    // After poll() returned: whether records were added or files rotated.
+    bool changed();
+
+private:
+    sd_journal* journal_ = nullptr;
+    int fd_ = -1;
+};
 
 } // namespace nr::sys
