@@ -1,6 +1,6 @@
 // The helper's table of launch specs waiting for their launcher
 // (src/daemon/claim_table.cpp, compiled into this binary: it has no bus
-// dependency, only sys/random_token).
+// dependency, only sys/base/random_token).
 #include "daemon/claim_table.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 #pragma once
 // What the product's binaries write to the journal, decided without touching
 // it: one MESSAGE_ID per kind of event (docs/journal.catalog has an entry for
-// each), the priority, and the structured fields. sys/journal_writer sends
+// each), the priority, and the structured fields. sys/base/journal_writer sends
 // the result over journald's native protocol (core/journal/journal_native.h);
 // nothing else in the project writes to the journal.
 
