@@ -1,6 +1,6 @@
 #pragma once
-// What both of the launcher's seccomp programs (bwrap's, sys/seccomp_filter,
-// and the supervised one, sys/seccomp_notify) need from libseccomp: an owned
+// What both of the launcher's seccomp programs (bwrap's, sys/seccomp/seccomp_filter,
+// and the supervised one, sys/seccomp/seccomp_notify) need from libseccomp: an owned
 // filter context and one way to turn a libseccomp failure into LaunchFailed,
 // so that no failure leaves a partial filter behind.
 
