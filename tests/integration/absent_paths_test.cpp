@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 
 using namespace nr::itest;
@@ -29,6 +30,14 @@ void plant(const std::string& path)
     const auto outcome =
         run(as_user(kWorker, {"sh", "-c", "mkdir -p \"$(dirname \"$1\")\" && echo planted > \"$1\"", "sh", path}));
     ASSERT_EQ(outcome.status, 0) << path << ": " << outcome.err;
+}
+
+// The host's /tmp is shared by every harness on the host: a name of this
+// run's own, so a suite running alongside never removes this run's file.
+std::string host_tmp_canary()
+{
+    std::random_device device;
+    return "/tmp/nr-host-tmp-canary-" + std::to_string(device());
 }
 
 class AnAbsentPath : public ::testing::TestWithParam<std::string> {};
@@ -66,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::string(kDataDir) + "/native-runtime/bob/home/.config/token", // other owner's home
                       "/var/lib/nr-app-secrets/master.key",                             // configured hidden path
                       "/home/nrworker/.worker-secret",                                  // the worker's own home
-                      "/tmp/nr-host-tmp-canary",                                        // host /tmp
+                      host_tmp_canary(),                                                // host /tmp
                       "/var/tmp/nr-host-var-canary"));                                  // host /var
 
 TEST(TheSystemBusSocket, IsAbsentFromTheSession)

@@ -21,7 +21,9 @@ using namespace nr::itest;
 namespace {
 
 const std::string kConfig = "/etc/native-runtime/config.yaml";
-const std::string kGrant = "/opt/nr-preflight-grant";
+// Under the harness's overlaid /usr, so that suites running side by side
+// (scripts/test) each chown their own copy; /opt is the host's, shared.
+const std::string kGrant = "/usr/local/nr-preflight-grant";
 
 std::string read_file(const std::string& path)
 {

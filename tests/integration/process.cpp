@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace nr::itest {
@@ -17,15 +19,39 @@ namespace {
 constexpr int kLeakedFd = 7;
 constexpr int kExecFailed = 127;
 
-void exec_child(const std::vector<std::string>& argv)
+// The argv and environment as execvpe takes them, built before fork: the
+// test binary has other threads (the gateway attack tests sample memory on
+// one), and a forked child that allocates can block for ever on an
+// allocator lock a vanished thread held at the fork (seen under ASan).
+struct ExecArgs {
+    std::vector<std::string> env_strings;
+    std::vector<char*> argv;
+    std::vector<char*> envp;
+};
+
+ExecArgs exec_args(const std::vector<std::string>& argv, const std::vector<std::string>& overrides)
 {
-    std::vector<char*> c_argv;
-    for (const auto& arg : argv) {
-        c_argv.push_back(const_cast<char*>(arg.c_str())); // NOLINT: execvp ABI
+    ExecArgs args;
+    const auto overridden = [&](std::string_view entry) {
+        const auto name = entry.substr(0, entry.find('=') + 1);
+        return std::any_of(overrides.begin(), overrides.end(),
+                           [&](const std::string& o) { return std::string_view(o).starts_with(name); });
+    };
+    for (char** e = environ; *e != nullptr; ++e) { // NOLINT: the C environment
+        if (!overridden(*e)) {
+            args.env_strings.emplace_back(*e);
+        }
     }
-    c_argv.push_back(nullptr);
-    execvp(c_argv[0], c_argv.data());
-    _exit(kExecFailed);
+    args.env_strings.insert(args.env_strings.end(), overrides.begin(), overrides.end());
+    for (auto& entry : args.env_strings) {
+        args.envp.push_back(entry.data());
+    }
+    args.envp.push_back(nullptr);
+    for (const auto& arg : argv) {
+        args.argv.push_back(const_cast<char*>(arg.c_str())); // NOLINT: execvpe ABI
+    }
+    args.argv.push_back(nullptr);
+    return args;
 }
 
 pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options, int& out_fd, int& err_fd)
@@ -35,11 +61,13 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options, i
     if (pipe2(out.data(), O_CLOEXEC) != 0 || pipe2(err.data(), O_CLOEXEC) != 0) {
         throw std::runtime_error("pipe2 failed");
     }
+    auto args = exec_args(argv, options.env);
     const pid_t pid = fork();
     if (pid < 0) {
         throw std::runtime_error("fork failed");
     }
     if (pid == 0) {
+        // Only async-signal-safe calls from here to exec: no allocation.
         // Its own process group, so a Background can end the whole command
         // (runuser and the CLI it forked), not just its first process.
         setpgid(0, 0);
@@ -47,13 +75,11 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options, i
         dup2(devnull, STDIN_FILENO);
         dup2(out[1], STDOUT_FILENO);
         dup2(err[1], STDERR_FILENO);
-        for (const auto& assignment : options.env) {
-            putenv(const_cast<char*>(assignment.c_str())); // NOLINT: lives until exec
-        }
         if (options.leak_as_fd7 >= 0) {
             dup2(options.leak_as_fd7, kLeakedFd); // dup2 clears CLOEXEC on the copy
         }
-        exec_child(argv);
+        execvpe(args.argv[0], args.argv.data(), args.envp.data());
+        _exit(kExecFailed);
     }
     close(out[1]);
     close(err[1]);
