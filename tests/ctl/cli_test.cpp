@@ -9,6 +9,7 @@
 #include "ctl/exit_status.h"
 
 #include "sys/bus/bus_compat.h"
+#include "test_paths.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 

@@ -6,6 +6,7 @@
 #include "core/base/error.h"
 #include "core/config/config.h"
 #include "core/gateway/egress.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -22,16 +22,6 @@ namespace {
 
 const std::string kQueueRoot = std::string(kDataDir) + "/native-runtime/.host-auth";
 
-std::string home_of(const std::string& owner)
-{
-    return std::string(kDataDir) + "/native-runtime/" + owner + "/home";
-}
-
-std::string unit_of(const std::string& owner, const std::string& chat)
-{
-    return "native-runtime-" + owner + "-" + chat + ".service";
-}
-
 // Tickets in a queue directory: one per session that waits or runs.
 int tickets_in(const std::string& queue)
 {
@@ -43,20 +33,6 @@ int tickets_in(const std::string& queue)
         closedir(dir);
     }
     return count;
-}
-
-bool exists(const std::string& path)
-{
-    struct stat st {};
-    return lstat(path.c_str(), &st) == 0;
-}
-
-std::string read_file(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 // A session that records that it runs, then holds its turn until the test

@@ -1,20 +1,8 @@
 #include "agent_clients.h"
 
 #include <iostream>
-#include <random>
 
 namespace nr::itest {
-
-std::string random_key(const std::string& prefix)
-{
-    std::random_device device;
-    return prefix + std::to_string(device()) + std::to_string(device());
-}
-
-std::string home_of(const std::string& owner)
-{
-    return std::string(kDataDir) + "/native-runtime/" + owner + "/home";
-}
 
 std::string workspace_of(const std::string& owner, const std::string& chat)
 {

@@ -11,8 +11,6 @@
 
 namespace nr::itest {
 
-std::string random_key(const std::string& prefix);
-std::string home_of(const std::string& owner);
 std::string workspace_of(const std::string& owner, const std::string& chat);
 
 // Codex's -c settings for the endpoint: the mock provider speaks the

@@ -13,6 +13,7 @@
 #include "agent_clients.h"
 #include "fixture.h"
 #include "model_endpoint.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -29,19 +30,6 @@ using namespace nr::itest;
 namespace {
 
 constexpr const char* kWriteAndRead = "TURN-WRITE";
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
-std::string read_file(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 uid_t uid_of(const std::string& user)
 {

@@ -319,12 +319,6 @@ std::string replaced(std::string text, const std::string& from, const std::strin
     return at == std::string::npos ? text : text.replace(at, from.size(), to);
 }
 
-bool exists(const std::string& path)
-{
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0;
-}
-
 // The harness config with `files.receipt_ttl_sec` set, for one test.
 std::string with_receipt_lifetime(int seconds)
 {

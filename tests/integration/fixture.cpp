@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -145,6 +146,45 @@ HelperConfigForATest::~HelperConfigForATest()
 {
     std::ofstream(kHelperConfig, std::ios::trunc) << saved_;
     stop_helper();
+}
+
+std::string random_key(const std::string& prefix)
+{
+    std::random_device device;
+    return prefix + std::to_string(device()) + std::to_string(device());
+}
+
+std::string unit_of(const std::string& owner, const std::string& chat)
+{
+    return "native-runtime-" + owner + "-" + chat + ".service";
+}
+
+std::string home_of(const std::string& owner)
+{
+    return std::string(kDataDir) + "/native-runtime/" + owner + "/home";
+}
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const std::string& path, const std::string& text)
+{
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream(path) << text;
+}
+
+bool exists(const std::string& path)
+{
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
 }
 
 std::string hex(const std::string& text)

@@ -86,4 +86,28 @@ inline bool refused(const std::string& result)
     return !result.empty() && result != "ok";
 }
 
+// The launcher's installed path, and where tests that wrap it keep the real one.
+inline constexpr const char* kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
+inline constexpr const char* kRealLauncherCopy = "/usr/libexec/native-runtime/tests/nr-launch-real";
+
+// A value no test writes twice: prefix plus 64 random bits, in decimal.
+std::string random_key(const std::string& prefix);
+
+// The session unit of (owner, chat) as the helper names it.
+std::string unit_of(const std::string& owner, const std::string& chat);
+
+// The owner's home under the test config's data directory.
+std::string home_of(const std::string& owner);
+
+bool contains(const std::string& text, const std::string& part);
+
+// The file's whole content; empty when it cannot be read.
+std::string read_file(const std::string& path);
+
+// Writes `text` to `path`, its parent directories made first.
+void write_file(const std::string& path, const std::string& text);
+
+// Whether anything, a dangling symlink included, is at `path`.
+bool exists(const std::string& path);
+
 } // namespace nr::itest

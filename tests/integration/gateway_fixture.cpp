@@ -16,11 +16,6 @@ constexpr const char* kKeyStore = "/etc/native-runtime/gateway-credentials";
 // tests/integration/config.yaml's gateway adapters name it.
 constexpr const char* kCredential = "nr-test-openai";
 
-void write_file(const std::string& path, const std::string& text)
-{
-    std::ofstream(path) << text;
-}
-
 void must(const std::vector<std::string>& argv)
 {
     const auto outcome = run(argv);
@@ -147,16 +142,6 @@ std::string random_hex(std::size_t bytes)
         out += kDigits[value & 0xfU];
     }
     return out;
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
-std::string unit_of(const std::string& owner, const std::string& chat)
-{
-    return "native-runtime-" + owner + "-" + chat + ".service";
 }
 
 std::vector<std::string> session_pids(const std::string& unit)

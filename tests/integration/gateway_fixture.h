@@ -44,10 +44,6 @@ protected:
 
 std::string random_hex(std::size_t bytes);
 
-bool contains(const std::string& text, const std::string& part);
-
-std::string unit_of(const std::string& owner, const std::string& chat);
-
 // The unit's main process and its descendants (at most 64), parents first.
 std::vector<std::string> session_pids(const std::string& unit);
 

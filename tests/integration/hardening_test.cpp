@@ -171,8 +171,6 @@ TEST_F(ARequestedWorkspaceSwappedInALoop, WithAnotherDirectoryNeverMountsThatDir
 
 namespace {
 
-constexpr const char* kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
-constexpr const char* kRealLauncherCopy = "/usr/libexec/native-runtime/tests/nr-launch-real";
 constexpr const char* kSlowLauncher = "/usr/libexec/native-runtime/tests/nr-launch-slow";
 constexpr int kLauncherDelaySec = 8;
 
@@ -292,11 +290,6 @@ TEST_F(AStolenClaimToken, IsRefusedFromAnotherUnitAndAnotherUidWhileTheRealLaunc
 namespace {
 
 constexpr const char* kNotAnExecutable = "/usr/libexec/native-runtime/tests/nr-not-an-executable";
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
 
 std::string read_text(const std::string& path)
 {

@@ -16,12 +16,6 @@ using namespace nr::itest;
 
 namespace {
 
-// Only for ids without '-', which systemd's unit-name escaping would change.
-std::string unit_of(const std::string& owner, const std::string& chat)
-{
-    return "native-runtime-" + owner + "-" + chat + ".service";
-}
-
 // Unloaded, so the (owner, chat) may start again: a stopped unit stays
 // loaded until the helper has reported its end and dropped its reference.
 bool unit_is_gone(const std::string& unit)

@@ -1,4 +1,5 @@
 #include "model_endpoint.h"
+#include "test_paths.h"
 
 #include <nlohmann/json.hpp>
 

@@ -16,12 +16,6 @@ namespace {
 
 const std::string kUnitDir = "/etc/systemd/system";
 
-void write_file(const std::string& path, const std::string& text)
-{
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::ofstream(path) << text;
-}
-
 void daemon_reload()
 {
     ASSERT_EQ(run({"systemctl", "daemon-reload"}).status, 0);
@@ -60,12 +54,6 @@ Outcome ctl_as_root(const std::vector<std::string>& args)
     std::vector<std::string> argv{kCtl};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(argv, with_env(snapshot_config_env()));
-}
-
-bool exists(const std::string& path)
-{
-    struct stat st {};
-    return lstat(path.c_str(), &st) == 0;
 }
 
 } // namespace

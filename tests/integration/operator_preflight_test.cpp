@@ -25,18 +25,6 @@ const std::string kConfig = "/etc/native-runtime/config.yaml";
 // (scripts/test) each chown their own copy; /opt is the host's, shared.
 const std::string kGrant = "/usr/local/nr-preflight-grant";
 
-std::string read_file(const std::string& path)
-{
-    std::ifstream in(path);
-    return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
-}
-
-void write_file(const std::string& path, const std::string& text)
-{
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::ofstream(path) << text;
-}
-
 // The harness config with one more read-only grant.
 std::string config_with_grant(const std::string& grant)
 {

@@ -123,11 +123,6 @@ Chats plant_then_run_later(const Plant& plant, const std::string& owner)
     return chats;
 }
 
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
 void expect_both_turns_ran(const Chats& chats)
 {
     EXPECT_EQ(chats.plant.status, 0) << chats.plant.err;

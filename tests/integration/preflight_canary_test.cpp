@@ -18,18 +18,10 @@ using namespace nr::itest;
 
 namespace {
 
-constexpr const char* kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
-constexpr const char* kRealLauncherCopy = "/usr/libexec/native-runtime/tests/nr-launch-real";
 constexpr const char* kNoLandlockLauncher = "/usr/libexec/native-runtime/tests/nr-launch-no-landlock";
 constexpr const char* kDenyLandlock = "/usr/libexec/native-runtime/tests/nr-deny-landlock";
 constexpr const char* kCache = "/var/lib/native-runtime/preflight-canary";
 constexpr const char* kConfig = "/etc/native-runtime/config.yaml";
-
-std::string read_file(const std::string& path)
-{
-    std::ifstream in(path);
-    return {(std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()};
-}
 
 // Stops the helper and waits until it is gone, so the next call activates
 // a fresh instance (which sees the mount namespace and config of now).

@@ -4,23 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-
 using namespace nr::itest;
-
-namespace {
-
-std::string random_canary()
-{
-    std::random_device device;
-    return "nr-argv-canary-" + std::to_string(device()) + std::to_string(device());
-}
-
-} // namespace
 
 TEST(ACanaryInTheWorkersArgv, IsFoundNowhereUnderTheSessionsProc)
 {
-    const auto canary = random_canary();
+    const auto canary = random_key("nr-argv-canary-");
     // The shell stays alive as the parent with the canary as its $0.
     const std::string outside_script = std::string(kProbe) + " find-canary " + hex(canary) + "; exit $?";
     const auto control = run(as_user(kWorker, {"sh", "-c", outside_script, canary}));

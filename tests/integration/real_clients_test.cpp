@@ -40,11 +40,6 @@ Outcome in_session(const std::string& chat, const std::string& adapter, const st
     return run(as_user(kWorker, ctl_run(kOwner, chat, adapter, command)));
 }
 
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
 } // namespace
 
 TEST(RealClients, CodexReportsTheInstalledPackageVersionFromInsideASession)

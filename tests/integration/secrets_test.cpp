@@ -19,11 +19,6 @@ std::string random_secret()
     return "sk-test-" + std::to_string(device()) + std::to_string(device());
 }
 
-bool contains(const std::string& text, const std::string& needle)
-{
-    return text.find(needle) != std::string::npos;
-}
-
 // Every /proc/<pid>/cmdline on the host that holds `secret`.
 std::string cmdlines_holding(const std::string& secret)
 {

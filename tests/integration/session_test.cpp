@@ -8,20 +8,9 @@
 
 #include <algorithm>
 #include <fcntl.h>
-#include <random>
 #include <unistd.h>
 
 using namespace nr::itest;
-
-namespace {
-
-std::string random_canary()
-{
-    std::random_device device;
-    return "nr-canary-" + std::to_string(device()) + std::to_string(device());
-}
-
-} // namespace
 
 TEST(ASessionsOutput, ArrivesOnTheWorkersStdoutAndTheCliExitsZero)
 {
@@ -95,7 +84,7 @@ TEST(TheSessionsProc, ListsOnlyTheSandboxsOwnProcesses)
 
 TEST(ACanaryInTheWorkersEnvironment, IsFoundNowhereUnderTheSessionsProc)
 {
-    const auto canary = random_canary();
+    const auto canary = random_key("nr-canary-");
     const auto control =
         run(as_user(kWorker, {"env", "NR_WORKER_CANARY=" + canary, kProbe, "find-canary", hex(canary)}));
     EXPECT_NE(parse_lines(control.out)["canary_found"], "none") << "positive control: the probe finds an env canary";

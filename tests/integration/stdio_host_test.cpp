@@ -47,21 +47,10 @@ std::string read_text(const std::filesystem::path& path)
     return text.str();
 }
 
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
-}
-
 std::string random_tag()
 {
     std::random_device device;
     return "nr-tool-" + std::to_string(device()) + std::to_string(device());
-}
-
-// Only for ids without '-', which systemd's unit-name escaping would change.
-std::string unit_of(const std::string& owner, const std::string& chat)
-{
-    return "native-runtime-" + owner + "-" + chat + ".service";
 }
 
 bool unit_is_gone(const std::string& unit)

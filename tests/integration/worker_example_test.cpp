@@ -6,6 +6,7 @@
 // options and the Version and ActiveSessions properties.
 
 #include "fixture.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -29,16 +30,6 @@ std::vector<std::string> worker(const std::string& owner, const std::string& cha
     argv.emplace_back("--");
     argv.insert(argv.end(), command.begin(), command.end());
     return as_user(kWorker, argv);
-}
-
-std::string unit_of(const std::string& owner, const std::string& chat)
-{
-    return "native-runtime-" + owner + "-" + chat + ".service";
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
 }
 
 std::vector<std::string> manager_property(const std::string& name)

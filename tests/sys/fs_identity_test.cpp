@@ -17,7 +17,7 @@ using core::ErrorKind;
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
+using nr::test::kNobody;
 
 class UnderTheWorkersIdentity : public ::testing::Test {
 protected:

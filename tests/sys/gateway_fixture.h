@@ -8,6 +8,7 @@
 #include "core/gateway/egress.h"
 #include "sys/base/unique_fd.h"
 #include "temp_tree.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -7,6 +7,7 @@
 #include "sys/base/fd_passing.h"
 #include "sys/net/netns_listener.h"
 #include "sys/seccomp/seccomp_notify.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -29,7 +30,7 @@ namespace {
 using nr::sys::UniqueFd;
 
 constexpr std::uint16_t kPort = 18080;
-constexpr uid_t kNobody = 65534;
+using nr::test::kNobody;
 
 struct ChildReport {
     int step_errno = 0;      // 0: namespace and listener made

@@ -29,7 +29,7 @@ using ::testing::HasSubstr;
 
 namespace {
 
-constexpr uid_t kNobody = 65534;
+using nr::test::kNobody;
 
 class AProtectedHome : public ::testing::Test {
 protected:

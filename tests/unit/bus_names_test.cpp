@@ -1,4 +1,5 @@
 #include "core/bus/bus_names.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -18,7 +18,7 @@ namespace {
 
 using nr::test::parse;
 
-const std::string kMinimal = nr::test::minimal_config();
+using nr::test::kMinimal;
 
 } // namespace
 

@@ -54,4 +54,7 @@ inline nr::core::Config two_adapter_config()
     return c;
 }
 
+// The smallest config the loader accepts, parsed by many tests as a base.
+inline const std::string kMinimal = minimal_config();
+
 } // namespace nr::test

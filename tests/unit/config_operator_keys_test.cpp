@@ -12,7 +12,7 @@ using namespace nr::core;
 
 namespace {
 
-const std::string kMinimal = nr::test::minimal_config();
+using nr::test::kMinimal;
 
 } // namespace
 

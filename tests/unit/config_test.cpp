@@ -21,7 +21,7 @@ namespace {
 using nr::test::parse;
 
 // Seven lines, the last inside adapters.claude (see config_fixtures.h).
-const std::string kMinimal = nr::test::minimal_config();
+using nr::test::kMinimal;
 
 } // namespace
 

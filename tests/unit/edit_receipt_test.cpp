@@ -32,12 +32,7 @@ EditReceipt a_receipt()
     return make_receipt(a_handle(), a_file('2'), kNow + 5, kTtl);
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to)
-{
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return text.replace(at, from.size(), to);
-}
+using nr::test::replaced;
 
 } // namespace
 

@@ -1,5 +1,6 @@
 #include "core/base/error.h"
 #include "core/gateway/egress.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -41,12 +42,7 @@ ErrorKind refusal_of(const std::string& message)
     return ErrorKind::AccessDenied;
 }
 
-std::string replaced(std::string text, const std::string& from, const std::string& to)
-{
-    const auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return text.replace(at, from.size(), to);
-}
+using nr::test::replaced;
 
 } // namespace
 

@@ -19,7 +19,7 @@ using ::testing::Not;
 
 namespace {
 
-constexpr const char* kHome = "/var/lib/nr/native-runtime/alice/home";
+using nr::test::kHome;
 
 Config config()
 {

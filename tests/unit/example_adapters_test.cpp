@@ -9,6 +9,7 @@
 #include "core/config/config.h"
 #include "core/ops/provider_keys.h"
 #include "core/plan/session_plan.h"
+#include "test_paths.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

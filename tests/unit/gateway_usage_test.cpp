@@ -5,6 +5,7 @@
 #include "core/gateway/gateway_usage.h"
 #include "core/journal/journal_fields.h"
 #include "core/journal/log_event.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@ using namespace nr::core;
 
 namespace {
 
-constexpr std::uint64_t kSec = 1000000;
+using nr::test::kSec;
 constexpr std::uint64_t kNow = 100000 * kSec;
 const std::string kUnit = "native-runtime-alice-c1.service";
 

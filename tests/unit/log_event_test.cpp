@@ -1,5 +1,6 @@
 #include "core/journal/log_event.h"
 
+#include "test_paths.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

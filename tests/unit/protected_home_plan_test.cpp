@@ -21,7 +21,7 @@ namespace {
 
 using Argv = std::vector<std::string>;
 
-constexpr const char* kHome = "/var/lib/nr/native-runtime/alice/home";
+using nr::test::kHome;
 
 Config config(const std::vector<std::string>& entries)
 {

@@ -2,6 +2,7 @@
 // summary of the rest (core/gateway/refusal_tally.h).
 
 #include "core/gateway/refusal_tally.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@ using namespace nr::core;
 
 namespace {
 
-constexpr std::uint64_t kSec = 1000000;
+using nr::test::kSec;
 constexpr std::uint64_t kStart = 500 * kSec;
 
 // Admits `n` refusals for `reason` one microsecond apart from `from`;

@@ -2,6 +2,7 @@
 // relayed requests (core/gateway/request_budget.h).
 
 #include "core/gateway/request_budget.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +10,7 @@ using nr::core::RequestBudget;
 
 namespace {
 
-constexpr std::uint64_t kSec = 1000000;
+using nr::test::kSec;
 constexpr std::uint64_t kHour = 3600 * kSec;
 
 } // namespace

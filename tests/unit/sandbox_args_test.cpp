@@ -381,24 +381,24 @@ TEST(BindFromDescriptors, NeverTouchesTheAgentsArgv)
 
 namespace {
 
-const std::string kHome = "/var/lib/nr/native-runtime/alice/home";
+const std::string kAliceHome = nr::test::kHome;
 
 // The layout with the home's .claude/settings.json protected: read-only,
 // and its parent bound onto itself.
 SandboxLayout protected_layout()
 {
     auto l = layout();
-    l.read_only.push_back(kHome + "/.claude/settings.json");
-    l.read_write.push_back(kHome + "/.claude");
+    l.read_only.push_back(kAliceHome + "/.claude/settings.json");
+    l.read_write.push_back(kAliceHome + "/.claude");
     return l;
 }
 
 MountDescriptors protected_descriptors()
 {
     MountDescriptors d;
-    d.read_write = {{kHome + "/.claude", 11}};
-    d.read_only = {{kHome + "/.claude/settings.json", 12}};
-    d.descriptors_only_beneath = kHome;
+    d.read_write = {{kAliceHome + "/.claude", 11}};
+    d.read_only = {{kAliceHome + "/.claude/settings.json", 12}};
+    d.descriptors_only_beneath = kAliceHome;
     return d;
 }
 
@@ -409,11 +409,11 @@ TEST(BindFromDescriptors, MountsAProtectedPathReadOnlyFromItsDescriptor)
     const auto planned = argv_for(protected_layout());
     const auto argv = bind_from_descriptors(planned, protected_descriptors());
     const auto options = options_of(argv);
-    EXPECT_TRUE(has_slice(options, {"--ro-bind-fd", "12", kHome + "/.claude/settings.json"}));
-    EXPECT_TRUE(has_slice(options, {"--bind-fd", "11", kHome + "/.claude"}));
-    EXPECT_FALSE(has_slice(options, {"--ro-bind", kHome + "/.claude/settings.json"}));
+    EXPECT_TRUE(has_slice(options, {"--ro-bind-fd", "12", kAliceHome + "/.claude/settings.json"}));
+    EXPECT_TRUE(has_slice(options, {"--bind-fd", "11", kAliceHome + "/.claude"}));
+    EXPECT_FALSE(has_slice(options, {"--ro-bind", kAliceHome + "/.claude/settings.json"}));
     // The home itself stays a bind by name, before both.
-    const auto home = find_slice(options, {"--bind", kHome, kHome});
+    const auto home = find_slice(options, {"--bind", kAliceHome, kAliceHome});
     ASSERT_TRUE(home.has_value());
     EXPECT_LT(*home, *find_slice(options, {"--bind-fd", "11"}));
     EXPECT_LT(*find_slice(options, {"--bind-fd", "11"}), *find_slice(options, {"--ro-bind-fd", "12"}));
@@ -434,7 +434,7 @@ TEST(BindFromDescriptors, RefusesAProtectedDescriptorThePlanDoesNotMount)
 {
     const auto planned = argv_for(layout());
     NR_EXPECT_REFUSED(e, ErrorKind::LaunchFailed,
-                      bind_from_descriptors(planned, read_only({{kHome + "/.bashrc", 12}})));
+                      bind_from_descriptors(planned, read_only({{kAliceHome + "/.bashrc", 12}})));
 }
 
 TEST(BindFromDescriptors, RefusesAMountBeneathTheHomeLeftToBeMadeByName)
@@ -443,7 +443,7 @@ TEST(BindFromDescriptors, RefusesAMountBeneathTheHomeLeftToBeMadeByName)
     auto missing_file = protected_descriptors();
     missing_file.read_only.clear();
     NR_EXPECT_REFUSED(file, ErrorKind::LaunchFailed, bind_from_descriptors(planned, missing_file));
-    EXPECT_THAT(file->what(), ::testing::HasSubstr(kHome + "/.claude/settings.json would be mounted by name"));
+    EXPECT_THAT(file->what(), ::testing::HasSubstr(kAliceHome + "/.claude/settings.json would be mounted by name"));
     auto missing_parent = protected_descriptors();
     missing_parent.read_write.clear();
     NR_EXPECT_REFUSED(parent, ErrorKind::LaunchFailed, bind_from_descriptors(planned, missing_parent));

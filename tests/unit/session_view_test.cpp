@@ -1,4 +1,5 @@
 #include "core/cli/session_view.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +8,7 @@
 using namespace nr::core;
 
 namespace {
-constexpr std::uint64_t kSec = 1000000;
+using nr::test::kSec;
 constexpr auto kUnset = std::numeric_limits<std::uint64_t>::max();
 } // namespace
 

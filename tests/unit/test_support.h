@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <sys/types.h>
 #include <utility>
 
 namespace nr::test {
@@ -27,6 +29,24 @@ template <typename F> std::optional<nr::core::Error> error_from(F&& f)
 inline std::string kind_name(const std::optional<nr::core::Error>& e)
 {
     return e ? std::string(nr::core::error_name(e->kind())) : std::string("<nothing thrown>");
+}
+
+// One second in the microseconds the core's clocks count.
+inline constexpr std::uint64_t kSec = 1000000;
+
+// The home directory of owner alice under the tests' data directory.
+inline constexpr const char* kHome = "/var/lib/nr/native-runtime/alice/home";
+
+// The overflow uid: an identity that owns nothing.
+inline constexpr uid_t kNobody = 65534;
+
+// `text` with the first `from` replaced by `to`; a `from` that is not there
+// fails the test (a fixture edit that silently does nothing tests nothing).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to)
+{
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
 }
 
 } // namespace nr::test
