@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A session's listener: adopted when the helper registers the session (or
 // systemd hands it back after a restart), accepting client connections

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The egress gateway under attack (issue 24): it is one process shared by
 // every owner's `network: gateway` sessions, so a hostile session must never
 // cut another owner's session off. In each test a VICTIM session of one

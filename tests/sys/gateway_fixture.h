@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the gateway's sys tests share: one built native-runtime-gateway and
 // one HTTPS upstream for the whole test binary (gateway_test.cpp says how

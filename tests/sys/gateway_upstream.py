@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in HTTPS provider for the gateway's sys tests (gateway_test.cpp).
 
 Serves /json (a small JSON answer; POST bodies, length-framed or chunked,

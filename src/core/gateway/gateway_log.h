@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The egress gateway's journal records (core/journal/log_event.h): one per request,
 // a summary of the refusals that got no record of their own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every NATIVE_RUNTIME_* journal field the three binaries write or match,
 // in one place (docs/operator-guide.md shows how to query them). Writers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/journal/log_event.h"
 
 #include "core/base/ids.h"
