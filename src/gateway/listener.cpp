@@ -27,12 +27,6 @@ awaitable<void> serve_connection(std::shared_ptr<Connection> connection)
     co_await connection->serve();
 }
 
-bool out_of_resources(const beast::error_code& ec)
-{
-    return ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space || ec == asio::error::no_memory ||
-           ec.value() == ENFILE;
-}
-
 // A connection the gateway will not serve: closed at once, and recorded
 // (within the session's share of refusal records).
 void turn_away(Session& session, tcp::socket& socket, const char* reason)
@@ -56,12 +50,7 @@ awaitable<void> accept_loop(Shared& shared, std::shared_ptr<Session> session)
             co_return;
         }
         if (out_of_resources(ec)) {
-            // The waiting connection stays in the listener's queue; a busy
-            // loop here would starve every other session of the one thread.
-            std::cerr << "native-runtime-gateway: cannot accept for " << session->config.unit << ": " << ec.message()
-                      << "; pausing\n";
-            backoff.expires_after(kAcceptBackoff);
-            co_await backoff.async_wait(with(ec));
+            co_await pause_accepting(backoff, session->config.unit, ec);
             continue;
         }
         if (ec) {
@@ -83,6 +72,20 @@ awaitable<void> accept_loop(Shared& shared, std::shared_ptr<Session> session)
 }
 
 } // namespace
+
+bool out_of_resources(const beast::error_code& ec)
+{
+    return ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space || ec == asio::error::no_memory ||
+           ec.value() == ENFILE;
+}
+
+awaitable<void> pause_accepting(asio::steady_timer& timer, const std::string& what, const beast::error_code& ec)
+{
+    std::cerr << "native-runtime-gateway: cannot accept for " << what << ": " << ec.message() << "; pausing\n";
+    timer.expires_after(kAcceptBackoff);
+    beast::error_code ignored;
+    co_await timer.async_wait(with(ignored));
+}
 
 std::string register_session(Shared& shared, const core::GatewaySession& config, sys::UniqueFd listener,
                              const std::string& stored_as)
