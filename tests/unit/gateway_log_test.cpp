@@ -64,6 +64,16 @@ TEST(ARevokeRecord, CarriesTheSessionsTotals)
     EXPECT_EQ(field(record, kFieldGatewayBytesOut), "5000");
 }
 
+TEST(AFaultRecord, NamesTheSessionWhereTheExceptionWasCaughtAndWhatItSaid)
+{
+    const auto record = gateway_fault_record(session(), "accept", "bad_alloc");
+    EXPECT_EQ(record.event, LogEvent::GatewayFault);
+    EXPECT_EQ(record.priority, Priority::Error);
+    EXPECT_EQ(field(record, kFieldGatewayFault), "accept");
+    EXPECT_EQ(field(record, kFieldGatewayFaultWhat), "bad_alloc");
+    EXPECT_EQ(field(record, kFieldUnit), session().unit);
+}
+
 TEST(ABudgetedOwnersRequestRecord, CarriesTheBudgetItsWindowAndHowMuchIsUsed)
 {
     auto s = session();

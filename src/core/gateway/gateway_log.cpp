@@ -75,4 +75,13 @@ LogRecord gateway_revoke_record(const GatewaySession& session, const GatewayCoun
     return record;
 }
 
+LogRecord gateway_fault_record(const GatewaySession& session, const std::string& where, const std::string& what)
+{
+    auto record = log_record(LogEvent::GatewayFault, "gateway fault in " + where + " of " + session.unit + ": " + what);
+    add_session(record, ref_of(session));
+    record.fields.emplace_back(kFieldGatewayFault, where);
+    record.fields.emplace_back(kFieldGatewayFaultWhat, what);
+    return record;
+}
+
 } // namespace nr::core

@@ -40,4 +40,8 @@ LogRecord gateway_refusal_summary_record(const GatewaySession& session, const Re
 
 LogRecord gateway_revoke_record(const GatewaySession& session, const GatewayCounters& totals);
 
+// An exception caught where it would otherwise have ended a detached
+// coroutine unseen: `where` is "accept" or "connection".
+LogRecord gateway_fault_record(const GatewaySession& session, const std::string& where, const std::string& what);
+
 } // namespace nr::core

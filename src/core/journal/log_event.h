@@ -36,6 +36,7 @@ enum class LogEvent {
     GatewayRequest,
     GatewaySessionEnded,
     GatewayRefusalsSummarized,
+    GatewayFault,
 };
 
 // syslog(3) levels, as PRIORITY= carries them.
