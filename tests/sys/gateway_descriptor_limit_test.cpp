@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A gateway of its own, started under a low RLIMIT_NOFILE, whose control
 // socket is held open by idle root peers until accept4 fails with EMFILE
 // while more peers wait in the queue. The control loop must pause there

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built gateway against an upstream that never ends what it must end:
 // a header line, or a chunk-size line, of tens of MiB. The gateway holds
 // at most its header limit and a relay chunk of it, ends the request with
