@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The model client of the gateway rows (bench/gateway_rows.py), run inside a
 session, the same program for both variants:
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The gateway under a flood from another owner's session (issue 24), for
 the gateway rows (bench/gateway_rows.py): the flooder, a `network: gateway`
 session of another owner running bench/gateway_client.py --flood, and the

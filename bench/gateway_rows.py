@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The egress gateway's cost (issue 17): the same model client in a session,
 straight to a local HTTPS upstream ("direct", a `network: host` session) and
 through the gateway ("gateway", a `network: gateway` session whose provider

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The local HTTPS model endpoint of the gateway rows (bench/gateway_rows.py).
 
 Serves over TLS, with a certificate from the bench's own CA:

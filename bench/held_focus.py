@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A focused measurement of what grows with the number of running sessions.
 
 Runs inside the private systemd like bench/inside.py (same users, config and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs inside the private systemd of bench/run (as root) and prints the table.
 
 Every latency figure is a median over interleaved rounds (the order of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nr-bench-loop: a syscall-heavy loop for bench/run. It times N iterations
 // of a few cheap system calls itself (so process start-up and the sandbox's
 // set-up are not in the figure) and prints "<name>_cpu_ns=<ns per call>"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nr-plan: prints the plan the helper would make for one session, as JSON,
 // so that bench/run builds its baselines from the product's own decisions
 // (core::plan_session) instead of re-deriving them: the unit name and slice,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/run --profile DIR: where the time of a launch goes.
 
 Runs inside the private systemd like bench/inside.py (same users, config and

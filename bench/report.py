@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The bench's figures: statistics, the results dictionary that
 results.json holds, the target verdicts (each naming its baseline) and the
 Markdown table rendered from the same dictionary. Pure functions: no

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/syscall_loop.py: the in-session per-call cost of getpid, stat and
 open+close against baseline A (the session's bwrap, same mounts, no seccomp
 filter, no Landlock), baseline B (that bwrap in a transient unit with the

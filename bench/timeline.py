@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/run --timeline DIR: where the wall time of one launch goes.
 
 The CPU profile (bench/profile.py) says which process burns what; it cannot

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A worker that starts one native-runtime session and follows it to its end.
 
 Usage (as a configured caller, see docs/dbus-api.md):

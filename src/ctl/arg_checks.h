@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CLI11 checks on option values, run while parsing: a value that fails one
 // is a usage error (64) reported before any bus call.

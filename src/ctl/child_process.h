@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Starting another program from native-runtimectl: always by absolute path
 // with an argv, never through a shell.

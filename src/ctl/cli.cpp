@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ctl/cli.h"
 
 #include "ctl/arg_checks.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // native-runtimectl's whole command line: one table of verbs, each with its
 // options and the function that runs it. main() parses and dispatches; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One function per native-runtimectl verb; cli.cpp only parses arguments.
 // Each may throw: Cli::dispatch() maps what it throws to the exit status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `native-runtimectl install-dropins` / `uninstall-dropins`: put the late
 // drop-in into the application's units, reload systemd over the bus, and
 // read back that systemd applies it (naming any file that overrides it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every verb of native-runtimectl runs inside guarded(): whatever it throws
 // becomes one line on stderr ("native-runtimectl: NAME: message") and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // native-runtimectl's file verbs: `file read|write|begin-edit|record-edit|diff|revert`
 // (through the helper's Files interface) and `provision-snapshot-dir`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ctl/gateway_usage_view.h"
 
 #include "sys/journal/journal_reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The egress gateway's part of `native-runtimectl status`: the session's
 // and its owner's requests and bytes, and the owner's budget, summed from

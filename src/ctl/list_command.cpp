@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `native-runtimectl list` and `status`: read straight from systemd, so they
 // work whether or not the helper is running and show exactly what systemd
 // runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `native-runtimectl logs --owner O [--chat C] [-n N] [--since T] [-f]
 // [-o short|json] [--no-pager]`: an owner's or one chat's journal records,
 // printed by journalctl itself, but only those whose writer journald vouches

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ctl/logs_follow.h"
 
 #include "ctl/child_process.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `logs -f`: journalctl prints, but is not left to follow. On systemd 252
 // `journalctl -f` with matches, started before any record matches, prints

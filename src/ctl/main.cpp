@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtimectl: the operator's and worker's command line, in the
 // manner of hostnamectl/machinectl. The verbs are defined in cli.cpp.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The operator verbs of native-runtimectl: drop-in installer,
 // inspection and preflight. One function per verb; cli.cpp only parses.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `native-runtimectl preflight`: every host prerequisite as a named check
 // with a pass/fail line and a hint; non-zero exit when any fails. The
 // helper runs the same checks (src/daemon/preflight_gate.cpp). Warnings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ctl/session_rows.h"
 
 #include "core/journal/journal_fields.h"

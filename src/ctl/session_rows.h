@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reading a session's view from systemd and printing it, shared by `list`
 // and `status`. Everything comes from systemd, so both work without the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ctl/unit_stop_wait.h"
 
 #include "core/base/error.h"

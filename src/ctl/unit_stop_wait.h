@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `native-runtimectl stop`'s wait, as `systemctl stop` waits: until systemd
 // says every process of the unit is gone (the unit unloaded, or inactive or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // When a caller last asked the helper for something. The helper exits once
 // nothing is running and no call came for idle_timeout_sec, so every

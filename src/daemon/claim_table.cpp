@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/claim_table.h"
 
 #include "sys/base/random_token.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Launch specs waiting for their launcher. A spec may hold the adapter's
 // credentials, so it lives only in the helper's memory (never in a unit

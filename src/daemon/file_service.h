@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's Files interface (dbus/org.metis.NativeRuntime1.Files.xml):
 // reads, writes, edit receipts, diff and revert in an owner's tree on the

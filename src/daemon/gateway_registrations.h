@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The egress gateway's side of `network: gateway` sessions: each session's
 // listener is registered with the gateway (core/gateway/egress.h) once its launcher

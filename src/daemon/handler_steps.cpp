@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/handler_steps.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The steps the helper's handlers share, each written once, the way
 // hostnamed factors its setters: who is calling (from the bus, never the

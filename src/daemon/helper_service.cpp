@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/helper_service.h"
 
 namespace nr::daemon {

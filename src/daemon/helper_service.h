@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's composition root: the state every bus object shares (the
 // configuration, the launch specs, the tracked sessions) and the objects on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's internal Launcher interface (org.metis.NativeRuntime1.Launcher),
 // a second object on the Manager's path: what a session's launcher, from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtimed: bus-activated helper that starts isolated sessions as
 // transient systemd services. It holds no state systemd does not also hold,
 // so it can exit when idle and be activated again on the next call.

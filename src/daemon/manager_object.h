@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's public Manager interface (org.metis.NativeRuntime1.Manager):
 // starting, stopping and counting sessions, and the preflight canary. Each

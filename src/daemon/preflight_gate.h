@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper refuses sessions until the host passes the same preflight
 // checks `native-runtimectl preflight` runs (fail closed): a missing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/request_log.h"
 
 #include "sys/bus/bus_compat.h"

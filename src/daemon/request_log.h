@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's handlers wrap their bodies in refused_as_typed_error: a
 // core::Error becomes the typed D-Bus error, and a warning record with the

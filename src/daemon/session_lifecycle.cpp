@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/session_lifecycle.h"
 
 #include "core/base/error.h"

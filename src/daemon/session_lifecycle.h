@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The sessions' lives after their start: adopting the running sessions of
 // an earlier helper instance, stopping sessions whose worker left the bus,

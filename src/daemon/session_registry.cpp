@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/session_registry.h"
 
 #include "core/base/unit_state.h"

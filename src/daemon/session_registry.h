@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The sessions this helper instance reports on. systemd stays the source of
 // truth: a restarted helper rebuilds this table from the running units

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A StartSession from the moment the host passed preflight until its caller
 // has the session or the refusal: the plan, the launch spec registered for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "daemon/worker_watch.h"
 
 #include "core/bus/match_rules.h"

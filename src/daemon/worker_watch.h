@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stops sessions whose worker left the bus. A worker that crashes or is
 // killed mid-session can no longer read the session's output or its end, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Included before any Boost.Asio header. Asio 1.74 (Boost 1.74, Debian 12)
 // enables co_await for GCC's <coroutine> but, for clang, only with the old

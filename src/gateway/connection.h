@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One client connection on a session's listener: its requests, each
 // relayed to a provider (forward.cpp, over the connection upstream.cpp

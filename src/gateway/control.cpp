@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clang-format off
 #include "gateway/asio_config.h"
 // clang-format on
@@ -9,6 +10,7 @@
 #include "gateway/listener.h"
 #include "gateway/session_store.h"
 
+#include <cerrno>
 #include <iostream>
 #include <sys/socket.h>
 
@@ -109,6 +111,7 @@ awaitable<void> control_loop(Shared& shared, sys::UniqueFd control)
     // A connection that is gone again by the time accept4 runs must not
     // block the one thread every session depends on.
     listener.non_blocking(true);
+    asio::steady_timer backoff(shared.io);
     for (;;) {
         beast::error_code ec;
         co_await listener.async_wait(asio::posix::descriptor_base::wait_read, with(ec));
@@ -117,6 +120,11 @@ awaitable<void> control_loop(Shared& shared, sys::UniqueFd control)
         }
         sys::UniqueFd peer(accept4(listener.native_handle(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
         if (!peer.valid()) {
+            // A failure for want of descriptors repeats until some close,
+            // and the listener stays readable all the while.
+            if (const beast::error_code failed(errno, beast::system_category()); out_of_resources(failed)) {
+                co_await pause_accepting(backoff, "the control socket", failed);
+            }
             continue;
         }
         if (!peer_is_root(peer.get())) {

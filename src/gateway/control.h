@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's side of the gateway: registrations and revocations arrive
 // on the control socket (gateway/control_socket.h), one datagram each, and

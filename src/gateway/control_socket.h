@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gateway's control socket, below Asio: a SOCK_SEQPACKET unix socket
 // whose every datagram is one core::GatewayControl message, from root only,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "gateway/credential_store.h"
 
 #include "sys/base/unique_fd.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The provider keys, as systemd hands them to the gateway's unit: one file
 // per credential in $CREDENTIALS_DIRECTORY (or --credentials DIR in tests),

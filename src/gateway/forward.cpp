@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clang-format off
 #include "gateway/asio_config.h"
 // clang-format on
@@ -52,6 +53,13 @@ bool prepare_client_response(ResponseParser& parser, bool keep_alive)
     return client_keep;
 }
 
+// An upstream's header or chunk metadata beyond what the answer's buffer
+// or parser holds.
+bool answer_too_large(const beast::error_code& ec)
+{
+    return ec == http::error::buffer_overflow || ec == http::error::header_limit;
+}
+
 } // namespace
 
 // One request on its way to a provider: what every attempt sends, and what
@@ -64,7 +72,9 @@ struct Connection::Forwarding {
     bool may_replay = false;
     bool is_head = false;
     std::optional<ResponseParser> answer{}; // its header read, once answered
-    beast::flat_buffer answer_buffer{};
+    // Bounded as the client's side is: an upstream's endless header line
+    // or chunk metadata ends the request instead of growing the gateway.
+    beast::flat_buffer answer_buffer;
     std::string problem{}; // why the request got no answer, for the 502
     std::string reason = "upstream";
     bool continued = false; // the client was told 100 Continue
@@ -90,7 +100,8 @@ awaitable<bool> Connection::forward_request(const core::RouteForward& forward, R
                        .head = core::upstream_request_head(head, forward, framing),
                        .key = *key,
                        .may_replay = replayable(head, framing),
-                       .is_head = head.method == "HEAD"};
+                       .is_head = head.method == "HEAD",
+                       .answer_buffer = beast::flat_buffer(session_->config.max_header_bytes + kRelayChunk)};
     for (int attempt = 0; attempt < 2; ++attempt) {
         const auto outcome = co_await attempt_forward(request, parser, exchange);
         if (outcome == Attempt::Refused) {
@@ -150,7 +161,7 @@ awaitable<Connection::Attempt> Connection::attempt_forward(Forwarding& request, 
         co_return Attempt::Answered;
     }
     close_upstream();
-    request.reason = "upstream";
+    request.reason = answer_too_large(ec) ? "upstream-too-large" : "upstream";
     request.problem = "no answer from " + core::sanitize_host(host) + ": " + ec.message();
     // The upstream closed a kept connection at the moment the request
     // went out: it saw none of it, and a request without effects can go
@@ -288,6 +299,10 @@ awaitable<bool> Connection::relay_response(ResponseParser& parser, beast::flat_b
         if (ec == http::error::body_limit) {
             // Cut mid-answer: the record says why the client got less.
             exchange.record.refused = "response-too-large";
+            co_return end_with_error();
+        }
+        if (answer_too_large(ec)) {
+            exchange.record.refused = "upstream-too-large";
             co_return end_with_error();
         }
         if (ec) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtime-gateway: the egress gateway of `network: gateway` sessions
 // (docs/egress-gateway-design.md). It accepts only on the listeners the
 // helper hands over and holds the provider keys no session ever sees.

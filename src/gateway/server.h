@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gateway's event loop: the control socket (control.cpp), every
 // session's listener (listener.cpp), every client connection

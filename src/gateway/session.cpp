@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "gateway/session.h"
 
 #include "sys/base/journal_writer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the gateway's event loop holds: every registered session with its
 // listener, its limits and its counts, and what all sessions share (the

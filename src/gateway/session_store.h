@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Running sessions kept across a restart of the gateway: each session's
 // listener and its registration (a sealed memfd) go into systemd's file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "launcher/host_auth_turn.h"
 
 #include "core/base/error.h"

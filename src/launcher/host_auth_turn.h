@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launcher's part of host-auth admission: wait for the session's turn
 // inside its own unit (so the wait counts toward RuntimeMaxSec and a stop

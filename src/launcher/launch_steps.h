@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launcher's mechanisms, each a small step so main() reads as the
 // sequence it performs. Any failing step throws: the launcher never execs

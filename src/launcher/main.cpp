@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtime-launch: runs as ExecStart= of a session unit, as the
 // session user. It takes its spec from the helper (never from argv or the
 // unit environment, both world-readable), prepares the owner's private

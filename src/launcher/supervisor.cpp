@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "launcher/supervisor.h"
 
 #include "core/base/error.h"

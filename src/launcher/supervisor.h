@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How the launcher hands a session over to its supervisor. The launcher
 // forks: the child loads the supervised seccomp filter, hands its listener

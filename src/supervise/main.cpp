@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtime-supervise: what native-runtime-launch becomes once it has
 // forked bwrap (launcher/supervisor.h). Exec'd by the launcher only, as the
 // session user, inside the session's unit, as bwrap's parent; never started

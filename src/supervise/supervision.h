@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What native-runtime-supervise does for one session, from the arguments the
 // launcher exec'd it with (core/launch/supervisor_args.h; the why is in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs at every build (not only at configure time) so a new commit changes
 # what --version prints; configure_file leaves the header untouched when the
 # text is the same, so an unchanged commit rebuilds nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtimectl's command-line surface, read from the program's own
 // CLI11 App (ctl::Cli): every verb and option is in the man page and the
 // bash completion (a verb added to the code and not to the docs fails here),

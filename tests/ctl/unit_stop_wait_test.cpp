@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rule `native-runtimectl stop` waits with: one unit's state changes.
 #include "ctl/unit_stop_wait.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the config parser.
 //
 // Contract under test: parse_config either returns a Config that satisfies

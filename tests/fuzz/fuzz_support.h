@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared by the fuzz harnesses. A broken invariant throws std::logic_error:
 // libFuzzer reports the uncaught exception as a crash, and the replay test

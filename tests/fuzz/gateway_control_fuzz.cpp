@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the gateway's control-message decoder (core/gateway/egress.h).
 // Only root may write to the gateway's control socket, but the gateway
 // decodes as if anyone could: a malformed message must be refused, never

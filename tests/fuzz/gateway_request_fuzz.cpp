@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for what the egress gateway makes of a request's header
 // (core/gateway/gateway_request.h): the framing it accepts and the header it writes
 // upstream in place of the session's. Its input is what model-controlled

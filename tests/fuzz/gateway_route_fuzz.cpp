@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the egress gateway's route decision
 // (core/gateway/gateway_route.h). Its input is what model-controlled code inside a
 // session sends: a method, a request target and a header value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the identifier and path validators and the unit-name
 // escaping built on them.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the launch-spec decoder (core/launch/launch_spec.h), which
 // the launcher runs on Launcher.Claim's reply before it applies anything.
 // The helper is trusted, but the decoder is the launcher's last word on

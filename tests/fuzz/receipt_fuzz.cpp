@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the edit handle/receipt decoder: the text comes from
 // the worker (Diff, Revert, RecordEdit), so it is untrusted input. The MAC
 // is checked before parsing in the helper, but the splitter runs on every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the relative-path parser that guards every file the
 // helper opens for the worker.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the fuzz harnesses under ordinary ctest with any compiler: the
 // checked-in corpus, every short input, and a fixed-seed batch of mutations
 // all go through the very entry points libFuzzer calls. A harness signals a

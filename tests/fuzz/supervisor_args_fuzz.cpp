@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the supervisor's argument decoder
 // (core/launch/supervisor_args.h), which native-runtime-supervise runs on its argv
 // before it touches a descriptor. The launcher is trusted, but a launcher

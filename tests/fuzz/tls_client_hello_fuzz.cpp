@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the ClientHello check of the egress gateway's
 // tunnels (core/gateway/tls_client_hello.h). Its input is what model-controlled code
 // inside a session sends first on a CONNECT tunnel: any bytes.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs as root inside a private systemd with nothing of ours installed, from
 # the checkout (tests/install/run). Executes the shell blocks of README.md's
 # "Install on a host" section exactly as written, and checks what they did:

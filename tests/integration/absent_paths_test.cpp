@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Paths a session must never reach, each tried five ways from inside: open
 // it, open a symlink to it made in the workspace, hard-link it into the
 // workspace, read it from a child process, and overwrite it. Every target is

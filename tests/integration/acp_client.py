@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A small Agent Client Protocol client for the harness (standard library).
 
 Runs COMMAND (the worker's `native-runtimectl run ... -- AGENT`) and speaks

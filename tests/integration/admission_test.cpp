@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-auth admission on the real systemd: sessions of a serial adapter take
 // turns in arrival order, a stopped waiter or a crashed holder gives its place
 // up, and unsafe lock state refuses the session instead of moving elsewhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How the integration tests drive the real clients (Codex, Claude Code)
 // against the scripted model endpoint: their command lines, one turn run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Real agent turns inside sessions. The real clients (Codex, Claude Code,
 // installed from the lock files in tests/clients/) run as sessions started
 // through the bus by the unprivileged worker and talk to a local model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtimectl's conventions against the real helper and systemd:
 // `run` names its unit on stderr as systemd-run does (-q silences it),
 // `stop` returns once the session's processes are gone, `list --no-legend`

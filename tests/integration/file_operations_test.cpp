@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File operations the helper performs for the worker (docs/file-operations.md):
 // real filesystem, real helper activated over the bus, the CLI run as the
 // unprivileged worker. Every refusal has a twin that succeeds, and the

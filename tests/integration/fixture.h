@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What every integration test shares: the users the test setup creates in
 // the harness, the installed paths, and short ways to run the CLI and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The egress gateway under attack (issue 24): it is one process shared by
 // every owner's `network: gateway` sessions, so a hostile session must never
 // cut another owner's session off. In each test a VICTIM session of one
@@ -582,6 +583,12 @@ TEST_F(AGatewayUnderAttack, CountsThreeAcceptedRequestsExactlyAfterAFloodOfRefus
         }
     }
     EXPECT_EQ(suppressed, "") << "journald dropped records of the gateway";
+    // Without the refusal tally every refused request gets its record, and
+    // journald may still keep them all: the count shows the tally at work.
+    const auto records =
+        occurrences(refusal_records(unit_of(owner, chat), "not-a-provider"), "NATIVE_RUNTIME_GATEWAY_REFUSED=");
+    EXPECT_GE(records, 1U) << "no not-a-provider record";
+    EXPECT_LE(records, kMaxRefusalRecords) << "refusal records are not rate-limited";
 }
 
 TEST_F(AGatewayUnderAttack, LosesNoSessionWhenTheGatewayIsKilled)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the egress gateway's integration tests share (gateway_test.cpp,
 // gateway_attack_test.cpp): the upstream's CA and certificate, its names

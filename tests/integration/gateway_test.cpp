@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The egress gateway (network: gateway): a session's only way out is the
 // listener its launcher made in the session's own network namespace, which
 // native-runtime-gateway accepts on. The provider's real key lives only in

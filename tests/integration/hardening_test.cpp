@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hardening of the mount plan and of the launch hand-over:
 // the sandbox's own root is read-only, a requested workspace is bound from
 // the directory the helper checked, and a claim token read from a unit's

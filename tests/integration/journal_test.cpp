@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the helper, the launcher and systemd write to the journal about
 // sessions, read back as an operator would: `journalctl -o json`, parsed,
 // and `native-runtimectl logs`, which must show only records whose writer

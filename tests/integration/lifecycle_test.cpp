@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A session's life after it starts: stopping it, cancelling one of two,
 // resuming a chat, losing the worker or the helper, and a unit whose
 // hardening a drop-in weakened. Each runs through the real bus and systemd.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A local model endpoint for real agent turns: tests/integration/model_endpoint.py
 // (OpenAI Responses API for Codex, Anthropic Messages API for Claude Code),

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A local model endpoint that replays scripted agent turns.
 
 Speaks the two wire protocols the real clients use, streaming:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Network reach of a session. The harness gives the whole private systemd a
 // network namespace of its own, so every address below lives on this
 // namespace's loopback device, the cloud metadata address included: the

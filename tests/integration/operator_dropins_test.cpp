@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The late drop-in installer against the harness's real systemd: it writes,
 // reloads and reads back; a later-sorting drop-in that overrides it is
 // named; uninstall restores what systemd applied before.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `status`, `list` and `logs` against running sessions: everything read
 // from systemd and the journal, shown as text and as JSON.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Preflight in the harness: every check passes on the prepared host, and a
 // read-only grant made writable by the worker fails the immutable-code
 // check, both in `native-runtimectl preflight` and in the helper's gate. An

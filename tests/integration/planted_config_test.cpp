@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tool in one chat must not plant code that runs in its owner's later
 // sessions. The owner's home is shared by all of that owner's sessions and
 // writable, so each client profile lists what the client reads from it as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The preflight canary goes through the real launch path: a launcher that
 // cannot apply Landlock fails it (in `native-runtimectl preflight` and in
 // the helper's gate) with a message naming Landlock; and a passed canary is

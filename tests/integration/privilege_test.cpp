@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a session cannot do to gain privileges or reach kernel interfaces it
 // has no business with, and what the seccomp filter does about it.
 //

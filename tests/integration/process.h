@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Running real programs from integration tests: a command line in, its exit
 // status and captured output out. No shell is involved, so arguments reach

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a session can learn about or gain from the processes around it.
 
 #include "fixture.h"

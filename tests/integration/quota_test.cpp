@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-session quotas, pushed against by real hogs in a profile whose limits
 // are small (tests/integration/config.yaml: probe-limited).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real agent clients, installed from npm by scripts/install-test-clients,
 // run as sessions through the bus, systemd and bwrap as the unprivileged
 // worker. Only --version, --help and the clients' own local tooling run: no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Secrets and the session environment. A credential reaches the agent, and
 // nowhere that systemd or the journal would show it to other local users.
 

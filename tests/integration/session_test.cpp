@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End-to-end guarantees of one session, each shown by a real run through
 // the bus, systemd and bwrap as an unprivileged worker, with a positive
 // control outside the sandbox wherever a probe reports a refusal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stdio-host contract for SDK agents (docs/adapters.md): what a runtime
 // like Cursor's SDK host, which runs its agent loop and local executor as
 // one stdio process, needs from a session. The stand-in host

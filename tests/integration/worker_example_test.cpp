@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // examples/worker.py, the worker the docs point to, run as the configured
 // worker against the real helper: a real client from an example adapter
 // profile, its output streamed, the signals it handles (SessionWaiting,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A workspace the worker names is checked before anything is mounted: it
 // must be reachable without symlinks, owned by the session user, and no
 // ancestor may let someone else swap it. Each refusal has an accepted twin.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "attempts.h"
 
 #include <asm/unistd.h>

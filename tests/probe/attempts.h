@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // nr-probe's `try` and `try-invalid` verbs: one syscall attempt per name,
 // each in a child process of its own, printed as "<name>=<ok|ERRNO|SIGNAL>".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nr-deny-landlock PROGRAM [ARGS...]: execs PROGRAM under a seccomp filter
 // that answers landlock_create_ruleset, landlock_add_rule and
 // landlock_restrict_self with ENOSYS, as a kernel without Landlock does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nr-probe: tries one thing and prints what happened, in the manner of
 // bubblewrap's try-syscall test helper. Integration tests run it inside a
 // session and, as a positive control, outside one; each verb prints

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host-auth ticket queue against a real filesystem and real flocks, with
 // forked processes as the other launchers: no root, bus or systemd needed.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The helper trusts a cached canary pass only from a root-owned file in a
 // root-owned directory nobody else may write; anything else reads as "no
 // pass", so the canary runs again.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The helper's table of launch specs waiting for their launcher
 // (src/daemon/claim_table.cpp, compiled into this binary: it has no bus
 // dependency, only sys/base/random_token).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hand-over of the seccomp listener from bwrap's side to the launcher
 // (sys/base/fd_passing.h: send_descriptor, receive_descriptor) over a real
 // unix socket pair.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The helper is root; a file it fetches for a worker must be one the
 // worker could open itself. These tests take the identity of `nobody`.
 

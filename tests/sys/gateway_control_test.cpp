@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The helper's side of the egress gateway's control socket
 // (sys/net/gateway_control.h) against a stand-in gateway: a SOCK_SEQPACKET
 // listener in a temporary directory, served by a thread that records what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the gateway's sys tests share: one built native-runtime-gateway and
 // one HTTPS upstream for the whole test binary (gateway_test.cpp says how
@@ -195,13 +196,13 @@ inline Listener make_listener()
     return out;
 }
 
-// One control datagram, with `fd` attached when >= 0; the gateway's reply.
-inline std::string control(const std::string& message, int fd)
+// One control datagram to the gateway listening on `path`, with `fd`
+// attached when >= 0; the gateway's reply.
+inline std::string control_at(const std::string& path, const std::string& message, int fd)
 {
     const UniqueFd sock(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
-    const auto path = environment().tree().at("control");
     std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
     if (connect(sock.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
         return std::string("connect: ") + std::strerror(errno);
@@ -226,6 +227,11 @@ inline std::string control(const std::string& message, int fd)
     std::array<char, 1024> reply{};
     const auto n = recv(sock.get(), reply.data(), reply.size(), 0);
     return n > 0 ? std::string(reply.data(), static_cast<std::size_t>(n)) : "no reply";
+}
+
+inline std::string control(const std::string& message, int fd)
+{
+    return control_at(environment().tree().at("control"), message, fd);
 }
 
 inline nr::core::GatewaySession session(const std::string& unit, char token, bool provider, bool loopback_allowed)

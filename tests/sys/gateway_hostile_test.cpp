@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built gateway against what a hostile session sends (issue 24): framing
 // an upstream could read differently, methods and paths no provider API
 // uses, endless chunk metadata, slow or idle clients, more connections and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built native-runtime-gateway against a local HTTPS upstream
 // (gateway_upstream.py, a certificate for "localhost" from a CA made here
 // with the openssl CLI and trusted by the gateway through --upstream-ca

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A stand-in HTTPS provider for the gateway's sys tests (gateway_test.cpp).
 
 Serves /json (a small JSON answer; POST bodies, length-framed or chunked,
@@ -29,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 CERT, KEY, PORT_FILE, LOG, DIR = sys.argv[1:6]
 SSE_EVENTS = 10
 SSE_GAP = 0.020
+ENDLESS_BYTES = 48 << 20
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -75,6 +77,22 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
+    def send_endless(self, in_header):
+        # A hostile upstream: one header line, or one chunk-size line,
+        # that does not end before ENDLESS_BYTES (far beyond any limit of
+        # the gateway's), then the connection is closed.
+        if in_header:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Endless: ")
+        else:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10;x=")
+        piece = b"a" * 65536
+        try:
+            for _ in range(ENDLESS_BYTES // len(piece)):
+                self.wfile.write(piece)
+        except OSError:
+            pass
+        self.close_connection = True
+
     def handle_any(self):
         body = self.read_body()
         self.record(len(body))
@@ -96,6 +114,8 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+        elif url.path in ("/endless-header", "/endless-chunk-size"):
+            self.send_endless(url.path == "/endless-header")
         elif url.path == "/big":
             size = int(parse_qs(url.query).get("n", ["0"])[0])
             self.send_plain(200, b"x" * size, "application/octet-stream")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The journal writer (sys/base/journal_writer.h) against a stand-in for journald:
 // in a child with its own mount namespace and a tmpfs on /run, a datagram
 // socket bound at journald's path receives what write_log sends. The real

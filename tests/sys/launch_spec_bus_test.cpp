@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/bus/launch_spec_bus.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gateway session's network namespace (sys/net/netns_listener.h), made by a
 // child that is what a session's launcher is: `nobody`, no_new_privs,
 // dumpable (as systemd's exec leaves it). The parent, root on the host's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The supervised seccomp filter from both ends in one test: a child loads
 // it (sys/seccomp/seccomp_notify.h, libseccomp) and hands its listener over, as the
 // launcher's child does; the parent answers with sys/base/notify_responder.h's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The launcher's watch on the worker's end of the session's stdout
 // (sys/base/output_watch.h), against real pipes, sockets and child processes.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Protected home paths in a real bwrap sandbox: the launcher's walk
 // (sys/fs/protected_paths.h) and its mounts (core::bind_from_descriptors),
 // with bwrap's --ro-bind-fd and --bind-fd over the home's writable bind.

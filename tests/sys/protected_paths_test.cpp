@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The launcher's walk to each protected home path on a real filesystem:
 // what is missing is created, what is there is kept, and every planted
 // symlink, wrong kind, foreign owner or extra hard link is refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/base/random_token.h"
 
 #include "test_support.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Receipts are authenticated with a root-only key and stored with their
 // pre-edit snapshot in a 2770 directory; forged, edited or swapped pieces
 // are refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads and writes beneath an allowed root on a real filesystem: every
 // planted link is refused, with both resolvers (openat2 and the O_NOFOLLOW
 // walk), and each refusal has a twin that is accepted.

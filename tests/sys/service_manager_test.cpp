@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process's own service manager without the bus (sys/service/listen_fds.h,
 // sys/service/fd_store.h, sys/service/unit_of_pid.h), in the cases a test can set up
 // without being started by systemd.

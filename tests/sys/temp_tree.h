@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A private directory tree under /tmp for one test, removed afterwards,
 // with short ways to create the files and links the tests plant.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-auth admission: the config choice, the queue each adapter uses, and
 // the decisions of the ticket queue (src/core/config/config.cpp read_host_auth,
 // src/core/host_auth.*, admission_queue.*).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/bus/bus_names.h"
 #include "test_paths.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtimectl's one table from a failure to an exit status
 // (core/cli/cli_exit.h; docs/man/native-runtimectl.1.md, EXIT STATUS).
 

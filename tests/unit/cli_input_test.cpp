@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What native-runtimectl checks on its command line before any bus call
 // (core/cli/cli_input.h).
 

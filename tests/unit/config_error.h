@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The check every config test makes of a refusal: kind ConfigInvalid and
 // the "<file>:<line>: <key>: <problem>" shape.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `files` section and the snapshot dir as file operations use them.
 
 #include "core/config/config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The configurations the core unit tests start from, kept in one place: the
 // smallest YAML file parse_config accepts, and a Config value with two

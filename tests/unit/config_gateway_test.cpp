@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `network: gateway` keys: an adapter's `egress:` section and the
 // top-level `gateway:` section (docs/configuration.md).
 #include "core/config/config.h"

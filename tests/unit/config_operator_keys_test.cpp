@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The configuration keys the operator surface reads: the snapshot dir the
 // late drop-in grants, and the application units it is installed on.
 

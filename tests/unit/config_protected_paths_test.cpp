@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An adapter's `protected_home_paths` (docs/configuration.md).
 #include "core/config/config.h"
 

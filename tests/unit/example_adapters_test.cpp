@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adapter profiles shipped in examples/adapters/ (documented in
 // docs/adapters.md) must stay loadable by the real config parser and
 // plannable, so an operator who pastes one under `adapters:` gets a working

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/files/file_area.h"
 
 #include "test_support.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/gateway/gateway_log.h"
 #include "core/journal/journal_fields.h"
 
@@ -61,6 +62,16 @@ TEST(ARevokeRecord, CarriesTheSessionsTotals)
     EXPECT_EQ(record.event, LogEvent::GatewaySessionEnded);
     EXPECT_EQ(field(record, kFieldGatewayRequests), "3");
     EXPECT_EQ(field(record, kFieldGatewayBytesOut), "5000");
+}
+
+TEST(AFaultRecord, NamesTheSessionWhereTheExceptionWasCaughtAndWhatItSaid)
+{
+    const auto record = gateway_fault_record(session(), "accept", "bad_alloc");
+    EXPECT_EQ(record.event, LogEvent::GatewayFault);
+    EXPECT_EQ(record.priority, Priority::Error);
+    EXPECT_EQ(field(record, kFieldGatewayFault), "accept");
+    EXPECT_EQ(field(record, kFieldGatewayFaultWhat), "bad_alloc");
+    EXPECT_EQ(field(record, kFieldUnit), session().unit);
 }
 
 TEST(ABudgetedOwnersRequestRecord, CarriesTheBudgetItsWindowAndHowMuchIsUsed)

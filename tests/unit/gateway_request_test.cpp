@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/gateway/gateway_request.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `status` shows of the gateway's traffic: sums of the gateway's own
 // request records (core/gateway/gateway_usage.h).
 

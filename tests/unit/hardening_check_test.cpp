@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/plan/hardening_check.h"
 
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // native-runtimectl's JSON writer (core/cli/json_output.h): every output parses,
 // whatever bytes went in.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/cli/liveness_schedule.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How plan_session turns an adapter's protected home paths into mounts and
 // into the launch spec (core/launch/protected_paths.h).
 #include "core/plan/session_plan.h"

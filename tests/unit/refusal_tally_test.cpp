@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which of a session's gateway refusals get a record of their own, and the
 // summary of the rest (core/gateway/refusal_tally.h).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gateway's per-owner request budget: a sliding window of the owner's
 // relayed requests (core/gateway/request_budget.h).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/launch/supervisor_args.h"
 
 #include "test_support.h"

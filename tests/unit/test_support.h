@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared helpers for the core unit tests: capture the typed Error a call
 // throws, so tests assert on kind() and on the key parts of the message.

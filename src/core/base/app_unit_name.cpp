@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/base/app_unit_name.h"
 
 #include "core/base/error.h"

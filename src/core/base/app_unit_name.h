@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The application units an operator may give a drop-in to: checked when
 // the configuration names one and when the CLI installs one. Apart from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Typed failures of the pure core. Every refusal carries a kind that the
 // D-Bus adaptor maps one-to-one to org.metis.NativeRuntime1.Error.<Name>,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The exit statuses every binary ends with, as numbers. The table that maps
 // a failure to one of them is native-runtimectl's (core/cli/cli_exit.h); the

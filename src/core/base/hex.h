@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Lowercase hexadecimal of raw bytes: digests, random tokens and ids.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Identifiers forwarded by the worker (owner, chat, job, adapter) end up in
 // unit names, slice names, journal fields and directory names. They are

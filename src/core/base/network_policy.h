@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which destinations a session that shares the host network may reach.
 // Everything that is not the public internet (loopback, link-local with the

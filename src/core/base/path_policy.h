@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Lexical rules for absolute paths. These run before any filesystem access:
 // a path that is not already in canonical form is refused rather than

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/base/relative_path.h"
 
 #include "core/base/error.h"

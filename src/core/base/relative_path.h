@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Lexical rules for a path relative to an allowed root (an owner's home or
 // a chat's workspace), as the worker names files it wants read or written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Deterministic systemd names for sessions. The service name is a pure
 // function of (owner, chat), which makes systemd's own UnitExists refusal the

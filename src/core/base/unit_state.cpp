@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/base/unit_state.h"
 
 namespace nr::core {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Whether a systemd unit has ended, decided in one place for the helper's
 // sessions, its preflight canary and the CLI, from the unit's properties.

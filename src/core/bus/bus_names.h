@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's names on the system bus, in one place for the three binaries
 // and the docs (docs/dbus-api.md): the well-known name, the one object, its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The D-Bus match rules the helper and the CLI subscribe with. Each process
 // adds one rule, whatever the number of sessions: the broker checks every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/bus/start_options.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // StartSessionWithOptions carries what is optional about a session in an
 // a{sv} dictionary. The dictionary comes from an untrusted caller, so every

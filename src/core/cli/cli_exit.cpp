@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/cli/cli_exit.h"
 
 #include "core/bus/bus_names.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The product's exit statuses in one place: native-runtimectl's one table
 // from a failure to an exit status, shared by every verb and documented in

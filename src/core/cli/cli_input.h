@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Checks native-runtimectl makes on its own command line before it calls
 // anyone, so that a value no bus call could carry is a usage error (64)

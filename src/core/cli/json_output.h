@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // native-runtimectl's JSON, written by nlohmann-json rather than by hand so
 // that every output parses. Keys keep the order they were added in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // When a waiting `native-runtimectl run` asks the bus whether the helper
 // holding its session, and the session's unit, are still there. Asking on a

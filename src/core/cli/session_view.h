@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How the CLI shows a session read from systemd: the row's fields and the
 // formatting of counters systemd may not have (cgroup v1 has no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The operator's configuration, as a plain value. Parsing is strict: an
 // unknown key, a wrong type or a missing required key is an error naming the

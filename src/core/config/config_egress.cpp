@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/config/config_sections.h"
 
 #include "core/config/env_names.h"

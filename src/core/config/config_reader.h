@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The strict YAML reader under the config parser, and the only core header
 // that names yaml-cpp: policy code sees the parsed Config (core/config/config.h),

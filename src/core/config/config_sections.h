@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Internal to the config parser (core/config*.cpp): the readers of the
 // file's sections, one file per section, and the checks that look across

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which environment variable names exist and which are dangerous: the
 // configuration refuses a profile that lists a forbidden name at load, and

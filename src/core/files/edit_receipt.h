@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Edit handles and receipts: what lets the application later show the diff
 // of, or revert, one native tool edit, with every state in them observed by

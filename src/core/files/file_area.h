@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which allowed root a worker-named relative path is resolved beneath: the
 // chat's default workspace or the owner's home, both inside the owner's

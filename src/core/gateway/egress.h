@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The egress gateway's policy and its control messages (issue 17,
 // docs/egress-gateway-design.md). A `network: gateway` session has its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/gateway/gateway_destination.h"
 
 namespace nr::core {

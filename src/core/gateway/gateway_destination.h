@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which addresses the gateway may connect to for a session. The gateway
 // resolves names itself, so a name that resolves into a special-use range

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/gateway/gateway_log.h"
 
 #include "core/journal/journal_fields.h"
@@ -71,6 +72,15 @@ LogRecord gateway_revoke_record(const GatewaySession& session, const GatewayCoun
     record.fields.emplace_back(kFieldGatewayRequests, std::to_string(totals.requests));
     record.fields.emplace_back(kFieldGatewayBytesIn, std::to_string(totals.bytes_in));
     record.fields.emplace_back(kFieldGatewayBytesOut, std::to_string(totals.bytes_out));
+    return record;
+}
+
+LogRecord gateway_fault_record(const GatewaySession& session, const std::string& where, const std::string& what)
+{
+    auto record = log_record(LogEvent::GatewayFault, "gateway fault in " + where + " of " + session.unit + ": " + what);
+    add_session(record, ref_of(session));
+    record.fields.emplace_back(kFieldGatewayFault, where);
+    record.fields.emplace_back(kFieldGatewayFaultWhat, what);
     return record;
 }
 

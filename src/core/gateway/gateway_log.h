@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The egress gateway's journal records (core/journal/log_event.h): one per request,
 // a summary of the refusals that got no record of their own
@@ -38,5 +39,9 @@ LogRecord gateway_request_record(const GatewaySession& session, const GatewayExc
 LogRecord gateway_refusal_summary_record(const GatewaySession& session, const RefusalSummary& refusals);
 
 LogRecord gateway_revoke_record(const GatewaySession& session, const GatewayCounters& totals);
+
+// An exception caught where it would otherwise have ended a detached
+// coroutine unseen: `where` is "accept" or "connection".
+LogRecord gateway_fault_record(const GatewaySession& session, const std::string& where, const std::string& what);
 
 } // namespace nr::core

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the egress gateway accepts of a request's header, and the header it
 // sends upstream instead (issue 24). The session's bytes never reach the

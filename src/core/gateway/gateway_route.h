@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the egress gateway does with one request from a session, decided
 // without a socket (docs/egress-gateway-design.md, issue 17). Requests come

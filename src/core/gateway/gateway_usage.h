@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `native-runtimectl status` shows of a session's and its owner's
 // traffic through the egress gateway, summed from the gateway's own request

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which of a session's refusals by the egress gateway get a journal record
 // of their own. Refusals cost a session nothing, so it can send hundreds of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/gateway/request_budget.h"
 
 namespace nr::core {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gateway's per-owner request budget (gateway.request_budget): at most
 // `limit` relayed requests by all of an owner's sessions in any `window`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/gateway/tls_client_hello.h"
 
 #include <algorithm>

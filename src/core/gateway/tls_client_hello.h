@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The first bytes a session sends on a CONNECT tunnel, judged before the
 // egress gateway relays anything: the tunnel stays open only for a TLS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every NATIVE_RUNTIME_* journal field the three binaries write or match,
 // in one place (docs/operator-guide.md shows how to query them). Writers
@@ -73,6 +74,10 @@ inline constexpr const char* kFieldGatewayRefusals = "NATIVE_RUNTIME_GATEWAY_REF
 inline constexpr const char* kFieldGatewayBudget = "NATIVE_RUNTIME_GATEWAY_BUDGET";
 inline constexpr const char* kFieldGatewayBudgetWindowSec = "NATIVE_RUNTIME_GATEWAY_BUDGET_WINDOW_SEC";
 inline constexpr const char* kFieldGatewayBudgetUsed = "NATIVE_RUNTIME_GATEWAY_BUDGET_USED";
+// On a record of an exception the gateway caught at the top of a session's
+// accept loop or of one connection: which of the two, and what was thrown.
+inline constexpr const char* kFieldGatewayFault = "NATIVE_RUNTIME_GATEWAY_FAULT";
+inline constexpr const char* kFieldGatewayFaultWhat = "NATIVE_RUNTIME_GATEWAY_FAULT_WHAT";
 
 // "NAME=value": a journalctl match, or one entry of LogExtraFields=.
 inline std::string field_assignment(std::string_view name, std::string_view value)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // journald's native protocol, as a datagram payload: what sd_journal_sendv
 // would send, written here so that a binary can log without libsystemd

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/journal/log_event.h"
 
 #include "core/base/ids.h"
@@ -37,6 +38,7 @@ constexpr std::array kEvents{
     EventInfo{LogEvent::GatewayRequest, "9d5a010c37c04bb9af16d8420af5a24a", Priority::Info},
     EventInfo{LogEvent::GatewaySessionEnded, "4fc23767d38d4cf98e98dcd282c0a714", Priority::Info},
     EventInfo{LogEvent::GatewayRefusalsSummarized, "65eddd58ba2a4362a3f51b1db48bb9bd", Priority::Notice},
+    EventInfo{LogEvent::GatewayFault, "d3b5a45f2ed54b01adcde41de9a487a1", Priority::Error},
 };
 
 const EventInfo& info(LogEvent event)

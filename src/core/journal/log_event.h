@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the product's binaries write to the journal, decided without touching
 // it: one MESSAGE_ID per kind of event (docs/journal.catalog has an entry for
@@ -35,6 +36,7 @@ enum class LogEvent {
     GatewayRequest,
     GatewaySessionEnded,
     GatewayRefusalsSummarized,
+    GatewayFault,
 };
 
 // syslog(3) levels, as PRIORITY= carries them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/journal/log_query.h"
 
 #include "core/base/ids.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which journal records belong to an owner's (or one chat's) sessions, and
 // which of them `native-runtimectl logs` trusts: only what journald itself

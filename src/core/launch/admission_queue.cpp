@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/launch/admission_queue.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Decisions of the host-auth admission queue, kept apart from the file locks
 // that carry them out (src/sys/admission_lock.*).

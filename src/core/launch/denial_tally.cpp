@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/launch/denial_tally.h"
 
 #include "core/journal/journal_fields.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Making the seccomp program's refusals visible per session without
 // letting a session flood the journal.

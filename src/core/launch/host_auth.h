@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host-auth admission policy. Sessions of an adapter that uses a login shared
 // by the whole host (one subscription, one API account, one auth cache) may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The Landlock ABI the launcher needs, shared by the launcher that applies
 // it and the preflight check that reports it, so the two cannot disagree.

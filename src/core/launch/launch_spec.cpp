@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/launch/launch_spec.h"
 
 #include "core/base/error.h"

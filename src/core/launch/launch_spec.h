@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launch spec: everything native-runtime-launch needs from the helper to
 // build the sandbox, handed over once by Launcher.Claim. It may hold the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // native-runtime-launch's command line, which is ExecStart= of a session's
 // unit and so readable by every local user: only non-secret references.

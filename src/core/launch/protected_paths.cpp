@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/launch/protected_paths.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Paths in an owner's home that a session may read but not change: the
 // places where one chat's tool could plant code that the owner's later

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bubblewrap command line: a positive list of mounts on an empty root.
 // Mechanism (bwrap) stays separate from this policy, which is why the argv is

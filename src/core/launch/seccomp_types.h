@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The seccomp policy's vocabulary: what a rule and a policy are. The
 // planner (core/plan/seccomp_rules.h) decides the rules; the launcher loads them

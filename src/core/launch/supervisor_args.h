@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the launcher hands to native-runtime-supervise when it execs it in
 // place of itself (launcher/supervisor.h): the child it forked (bwrap), the

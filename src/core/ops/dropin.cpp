@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/ops/dropin.h"
 
 #include "core/base/error.h"

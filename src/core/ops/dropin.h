@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The late drop-in for the application's own units: its name and place, its
 // rendering from the template in dropins/, and the decision whether the

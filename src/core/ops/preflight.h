@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Preflight decisions: each host fact the adapters observe becomes a named
 // check that passes or fails with an operator hint. Nothing here touches the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Provider keys in sessions: the environment names under which the model
 // providers' clients read an API key or login token, and preflight's

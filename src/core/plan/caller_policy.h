@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Who may start sessions, and as which user. The caller's identity comes from
 // the bus credentials (resolved by the adapter through NSS), never from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The session's environment is built, never inherited: the planner starts
 // from nothing, adds operational variables it computes itself, then admits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/plan/gateway_plan.h"
 
 #include "core/base/error.h"

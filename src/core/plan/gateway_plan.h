@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the plan adds for a `network: gateway` session (core/gateway/egress.h): the
 // variables that point its clients at the gateway's listener in the

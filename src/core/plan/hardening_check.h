@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Compares the properties the helper planned for a session unit with the
 // values systemd reports once the unit is loaded. Drop-ins (for example

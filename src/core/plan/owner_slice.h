@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Limits shared by all of one owner's sessions. Every session of an owner
 // runs in native-runtime-<owner>.slice, so a cap on that slice bounds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The seccomp policy as data. The launcher turns it into BPF with libseccomp;
 // keeping the list here lets unit tests state exactly what is denied without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // config + validated request -> everything needed to start one session:
 // the transient unit (non-secret, world-readable) and the launch spec the

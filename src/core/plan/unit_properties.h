@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Transient unit properties as typed data. The adapter marshals them to the
 // a(sv) array of StartTransientUnit; the helper later reads the same names

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/base/admission_turn.h"
 
 #include "core/launch/admission_queue.h"

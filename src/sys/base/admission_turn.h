@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A host-auth turn once it has been taken (sys/fs/admission_lock.h): the queue
 // directory and the ticket whose exclusive flock is the turn. The launcher

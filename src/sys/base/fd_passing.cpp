@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/base/fd_passing.h"
 
 #include "core/base/error.h"

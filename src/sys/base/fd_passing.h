@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Handing a descriptor to another process over a unix socket: the seccomp
 // listener from bwrap's side to the launcher, and a gateway session's

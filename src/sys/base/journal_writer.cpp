@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/base/journal_writer.h"
 
 #include "core/journal/journal_native.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one place that writes to the journal: a core::LogRecord, sent to
 // journald over its native protocol (core/journal/journal_native.h) under the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/base/notify_responder.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The answering half of the supervised seccomp filter (core/launch/denial_tally.h),
 // in native-runtime-supervise, outside the sandbox. The filter itself is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Random bytes from the kernel (getrandom(2), blocking until its pool is
 // ready), for claim tokens, receipt ids and keys, and temporary names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Read-only data handed to bwrap by descriptor (seccomp program, options).
 // The memfd is sealed before anyone reads it, so nothing can change what was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The few places where sdbus-c++ 1.x (Debian 12) and 2.x (Debian 13) differ
 // in what this project uses. Everything else calls these instead of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one loop the helper and the CLI wait in: the bus connection's events
 // and the signals that end a wait, single-threaded, in the manner of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/bus/bus_options.h"
 
 namespace nr::sys {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Turns an a{sv} dictionary from the bus into the core's typed option
 // values, keeping the signature of anything the core has no type for so the

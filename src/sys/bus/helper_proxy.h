@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One client of the helper's object for every interface it has: the
 // generated proxies (dbus/*.xml, sdbus-c++-xml2cpp) bound to the helper's

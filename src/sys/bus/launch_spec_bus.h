@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Launcher.Claim's out arguments as sdbus-c++ types, and the only mapping
 // between them and the named core::LaunchSpecWire. The helper's adaptor

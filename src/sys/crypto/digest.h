@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // SHA-256 and HMAC-SHA-256 from libcrypto (OpenSSL 3, Debian 12's
 // libssl-dev), for file hashes and receipt authentication. Hex output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/crypto/receipt_store.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where edit handles and receipts live and how they are authenticated. The
 // snapshot directory is shared by helper, worker and gateway (owner root,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A place in a host-auth admission queue (see core/launch/admission_queue.h for
 // the protocol), held as an flock on a ticket file. The kernel drops the

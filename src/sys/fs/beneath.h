@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Resolving a worker-named relative path beneath an allowed root directory
 // fd without ever following a link the session could have planted. With

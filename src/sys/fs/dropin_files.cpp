@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/fs/dropin_files.h"
 
 #include "sys/base/random_token.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Files of the late drop-in on disk: read, write atomically, remove. The
 // content and the decisions come from core/ops/dropin.h; failures throw

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/fs/fs_identity.h"
 
 #include "core/base/error.h"

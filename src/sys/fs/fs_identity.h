@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Filesystem identity of the calling thread. The helper runs as root (with
 // CAP_DAC_READ_SEARCH), so a file it opens for a worker must be opened with

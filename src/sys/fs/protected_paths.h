@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launcher's side of protected home paths (core/launch/protected_paths.h):
 // as the session user, before bwrap, each path and each directory on the

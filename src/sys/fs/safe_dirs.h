@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Directory checks that never follow symlinks. Paths are walked from "/" one
 // component at a time with O_PATH|O_NOFOLLOW|O_DIRECTORY on the previous

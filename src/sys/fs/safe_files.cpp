@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/fs/safe_files.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reading and replacing files in a tree that model-controlled code can
 // change at any moment, on behalf of a more privileged caller. Every name

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Facts about the host the planner needs but must not look up itself.
 

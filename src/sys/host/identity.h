@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // NSS lookups that turn a bus-supplied UID into names the core can compare
 // with the configuration. The UID itself always comes from the kernel via

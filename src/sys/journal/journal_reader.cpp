@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/journal/journal_reader.h"
 
 #include <systemd/sd-journal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reads journal records by structured fields with sd-journal, the way
 // `journalctl --since=... FIELD=value ...` does, for `status`'s gateway

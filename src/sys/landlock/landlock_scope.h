@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Landlock scoping (ABI 6, Linux 6.12): once applied, the process and its
 // descendants can neither connect to abstract unix sockets nor send signals

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's side of the egress gateway's control socket (core/gateway/egress.h):
 // one SOCK_SEQPACKET datagram out, optionally with one descriptor beside it

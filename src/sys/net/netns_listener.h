@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The network namespace of a `network: gateway` session (core/gateway/egress.h):
 // the launcher makes it for itself, as the session user, before bwrap, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/preflight/canary_cache.h"
 
 #include "sys/base/unique_fd.h"

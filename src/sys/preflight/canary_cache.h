@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The helper's per-boot memory of a passed preflight canary: a record of
 // the inputs the canary depended on (core::canary_cache_record), kept in

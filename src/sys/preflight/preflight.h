@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Observes the host for each preflight check and hands the facts to the
 // core's judge_* decisions. Shared by `native-runtimectl preflight` and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What both of the launcher's seccomp programs (bwrap's, sys/seccomp/seccomp_filter,
 // and the supervised one, sys/seccomp/seccomp_notify) need from libseccomp: an owned

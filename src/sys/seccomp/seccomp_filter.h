@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Turns the core's seccomp policy into a BPF program in a sealed-off memfd
 // that bwrap reads through --seccomp FD. Any libseccomp failure, including

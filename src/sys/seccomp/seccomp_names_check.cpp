@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Build-time check: every rule of every seccomp policy the core can produce
 // names a syscall of this architecture and compiles into a filter. The
 // build runs this program and fails when it does, so an unknown or foreign

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The loading half of the supervised seccomp filter (see
 // core/launch/denial_tally.h), in the launcher: the calls' numbers, resolved with

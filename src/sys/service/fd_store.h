@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The service manager's file descriptor store (FileDescriptorStoreMax= in
 // the unit): descriptors kept under a name across a restart of this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/service/listen_fds.h"
 
 #include <systemd/sd-daemon.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The descriptors the service manager passed this process (LISTEN_FDS,
 // LISTEN_FDNAMES): its sockets and whatever it kept in the descriptor store.

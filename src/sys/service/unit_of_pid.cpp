@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/service/unit_of_pid.h"
 
 #include <systemd/sd-login.h>

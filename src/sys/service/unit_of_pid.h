@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which unit a process runs in, as the service manager's cgroup says: the
 // kernel's answer, which the process itself cannot change.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/systemd/dropin_check.h"
 
 #include "sys/fs/dropin_files.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reads back what systemd applied to an application unit after a reload and
 // lets the core decide whether the late drop-in is in effect. Used by

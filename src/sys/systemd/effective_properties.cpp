@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/systemd/effective_properties.h"
 
 #include "core/base/error.h"

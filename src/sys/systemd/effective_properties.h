@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reads back, from systemd, the effective values of the properties a unit
 // was planned with, converted to the core's typed form so the core can

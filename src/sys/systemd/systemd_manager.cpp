@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/systemd/systemd_manager.h"
 
 #include "core/base/error.h"

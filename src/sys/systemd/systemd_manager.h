@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Thin client for the parts of org.freedesktop.systemd1 the helper and CLI
 // use. Property values are marshalled from the core's typed list; nothing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sys/systemd/unit_settings.h"
 
 #include "core/base/error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Changes settings of an existing (or implicitly created) unit at runtime,
 // as `systemctl set-property --runtime` does: nothing is written to /etc,
