@@ -46,8 +46,18 @@ void GatewayRegistrations::add(const core::GatewaySession& session, int listener
 {
     // validate, then act: the gateway answers "ok" or why not.
     require_listening_tcp_socket(listener);
-    core::check_gateway_answer(sys::gateway_exchange(
-        config_.gateway.control_socket, core::encode_gateway_register(session), listener, kGatewayRegisterTimeout));
+    const auto message = core::encode_gateway_register(session);
+    auto answer = sys::gateway_exchange(config_.gateway.control_socket, message, listener, kGatewayRegisterTimeout);
+    if (core::is_stale_registration(answer)) {
+        // The gateway still serves an earlier session of this unit, whose
+        // revoke was lost: its entry holds that session's listener, and
+        // with it the session's network namespace. It goes first.
+        log_trouble(session.unit, "the egress gateway still had an earlier " + session.unit + "; replacing it");
+        core::check_gateway_answer(sys::gateway_exchange(
+            config_.gateway.control_socket, core::encode_gateway_revoke(session.unit), -1, kGatewayRevokeTimeout));
+        answer = sys::gateway_exchange(config_.gateway.control_socket, message, listener, kGatewayRegisterTimeout);
+    }
+    core::check_gateway_answer(answer);
     units_.insert(session.unit);
 }
 
@@ -60,9 +70,10 @@ void GatewayRegistrations::revoke(const std::string& unit)
         core::check_gateway_answer(sys::gateway_exchange(config_.gateway.control_socket,
                                                          core::encode_gateway_revoke(unit), -1, kGatewayRevokeTimeout));
     } catch (const core::Error& e) {
-        // The listener dies with the session's namespace anyway; the token
-        // then reaches nothing, but the gateway keeps its entry until it
-        // notices.
+        // The gateway keeps the entry, whose listener keeps the ended
+        // session's network namespace alive, until it restarts or the next
+        // session of this unit replaces it (add). The token reaches
+        // nothing: no process is left in that namespace to send it.
         log_trouble(unit, "could not revoke " + unit + " at the egress gateway: " + e.what());
     }
 }

@@ -137,7 +137,7 @@ std::string register_session(Shared& shared, const core::GatewaySession& config,
         return problem;
     }
     if (shared.sessions.count(config.unit) != 0) {
-        return "unit already registered";
+        return std::string(core::kUnitAlreadyRegistered);
     }
     auto session = std::make_shared<Session>(shared.io, config);
     beast::error_code ec;

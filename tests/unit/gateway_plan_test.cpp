@@ -138,3 +138,12 @@ TEST(TheGatewaysRefusal, IsLaunchFailedWithItsReasonMadePrintable)
     EXPECT_EQ(e->kind(), ErrorKind::LaunchFailed);
     EXPECT_THAT(e->what(), HasSubstr("refused the session: unknown credential openai-key?"));
 }
+
+TEST(TheGatewaysRefusalOfAUnitItStillServes, IsTheOnlyAnswerTakenForAStaleRegistration)
+{
+    EXPECT_TRUE(is_stale_registration("error unit already registered\n"));
+    for (const auto* answer : {"ok\n", "", "error unit already registered", "error unit already registered twice\n",
+                               "error the listener is not bound to 127.0.0.1\n"}) {
+        EXPECT_FALSE(is_stale_registration(answer)) << answer;
+    }
+}

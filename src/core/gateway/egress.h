@@ -139,6 +139,11 @@ struct GatewaySession {
     bool operator==(const GatewaySession&) const = default;
 };
 
+// The gateway's reason for refusing a registration of a unit it already
+// serves. systemd runs one unit of a name at a time, so for the helper
+// that is a previous session's entry whose revoke was lost.
+inline constexpr std::string_view kUnitAlreadyRegistered = "unit already registered";
+
 // Control messages, one SOCK_SEQPACKET datagram each, from root only:
 //   register: encode_gateway_register(session) with the listener attached;
 //   revoke:   encode_gateway_revoke(unit); the token stops working and the

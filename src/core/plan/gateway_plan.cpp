@@ -79,4 +79,9 @@ void check_gateway_answer(std::string_view answer)
                                                  : "the egress gateway gave an answer that is neither ok nor error");
 }
 
+bool is_stale_registration(std::string_view answer)
+{
+    return answer == "error " + std::string(kUnitAlreadyRegistered) + "\n";
+}
+
 } // namespace nr::core

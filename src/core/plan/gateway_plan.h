@@ -37,4 +37,8 @@ GatewaySession gateway_session(const Config& config, const AdapterProfile& adapt
 // same way: only an explicit "ok" registers a session.
 void check_gateway_answer(std::string_view answer);
 
+// Whether the gateway refused a registration only because it still serves
+// a unit of that name (kUnitAlreadyRegistered).
+bool is_stale_registration(std::string_view answer);
+
 } // namespace nr::core
