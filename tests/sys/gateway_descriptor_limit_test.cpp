@@ -14,23 +14,6 @@ namespace {
 constexpr int kDescriptorLimit = 32;
 constexpr int kPeers = 64;
 
-// The CPU time (user + system, in clock ticks) `pid` has used so far.
-long cpu_ticks(pid_t pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-    std::string field;
-    // State is field 3; utime and stime are fields 14 and 15.
-    for (int i = 3; i < 14; ++i) {
-        fields >> field;
-    }
-    long user = 0;
-    long system = 0;
-    fields >> user >> system;
-    return user + system;
-}
-
 // A peer that connects and says nothing: the gateway keeps its side open.
 // Invalid once the listener's queue stayed full for a while.
 UniqueFd idle_peer(const std::string& path)
@@ -48,38 +31,16 @@ UniqueFd idle_peer(const std::string& path)
     return UniqueFd();
 }
 
-class AControlSocketAtTheDescriptorLimit : public GatewayTest {
+class AControlSocketAtTheDescriptorLimit : public OwnGatewayTest {
 protected:
-    void SetUp() override
-    {
-        GatewayTest::SetUp();
-        if (IsSkipped() || HasFatalFailure()) {
-            return;
-        }
-        const auto& shared = environment().tree();
-        gateway_ =
-            spawn({"prlimit", "--nofile=" + std::to_string(kDescriptorLimit), "--", NR_GATEWAY_BINARY, "--control",
-                   tree_.at("control"), "--credentials", shared.at("creds"), "--upstream-ca", shared.at("ca.pem")},
-                  tree_.at("gateway.log"));
-        ASSERT_TRUE(wait_for_file(tree_.at("control"))) << tree_.read("gateway.log");
-    }
-    void TearDown() override
-    {
-        if (gateway_ > 0) {
-            kill(gateway_, SIGTERM);
-            waitpid(gateway_, nullptr, 0);
-        }
-    }
-
-    nr::test::TempTree tree_;
-    pid_t gateway_ = -1;
+    AControlSocketAtTheDescriptorLimit() : OwnGatewayTest(kDescriptorLimit) {}
 };
 
 } // namespace
 
 TEST_F(AControlSocketAtTheDescriptorLimit, PausesInsteadOfSpinningAndAnswersOnceDescriptorsAreFree)
 {
-    const auto path = tree_.at("control");
+    const auto path = own_.at("control");
     std::vector<UniqueFd> peers;
     for (int i = 0; i < kPeers; ++i) {
         auto peer = idle_peer(path);
@@ -90,12 +51,12 @@ TEST_F(AControlSocketAtTheDescriptorLimit, PausesInsteadOfSpinningAndAnswersOnce
     }
     ASSERT_GT(peers.size(), static_cast<std::size_t>(kDescriptorLimit)) << "control: the peers outnumber the limit";
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    const long before = cpu_ticks(gateway_);
+    const long before = cpu_ticks();
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    const long used = cpu_ticks(gateway_) - before;
+    const long used = cpu_ticks() - before;
     // A spinning loop uses the whole second; paused, it wakes ten times.
-    EXPECT_LT(used, sysconf(_SC_CLK_TCK) / 5) << tree_.read("gateway.log");
-    EXPECT_NE(tree_.read("gateway.log").find("cannot accept for the control socket"), std::string::npos);
+    EXPECT_LT(used, sysconf(_SC_CLK_TCK) / 5) << own_.read("gateway.log");
+    EXPECT_NE(own_.read("gateway.log").find("cannot accept for the control socket"), std::string::npos);
     peers.clear();
     const auto reply = control_at(path, nr::core::encode_gateway_revoke("never-registered.service"), -1);
     EXPECT_EQ(reply.rfind("error ", 0), 0U) << reply;

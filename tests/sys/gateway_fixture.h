@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -396,6 +397,67 @@ protected:
     {
         return register_session(session(unit, token, true, true));
     }
+};
+
+// A gateway of one test's own, started under RLIMIT_NOFILE `descriptors`
+// with the shared environment's credentials and upstream CA, and stopped
+// with the test.
+class OwnGatewayTest : public GatewayTest {
+protected:
+    explicit OwnGatewayTest(int descriptors) : descriptors_(descriptors) {}
+
+    void SetUp() override
+    {
+        GatewayTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) {
+            return;
+        }
+        const auto& shared = environment().tree();
+        gateway_ =
+            spawn({"prlimit", "--nofile=" + std::to_string(descriptors_), "--", NR_GATEWAY_BINARY, "--control",
+                   own_.at("control"), "--credentials", shared.at("creds"), "--upstream-ca", shared.at("ca.pem")},
+                  own_.at("gateway.log"));
+        ASSERT_TRUE(wait_for_file(own_.at("control"))) << own_.read("gateway.log");
+    }
+    void TearDown() override
+    {
+        if (gateway_ > 0) {
+            kill(gateway_, SIGTERM);
+            waitpid(gateway_, nullptr, 0);
+        }
+    }
+
+    // Registers `s` with this gateway on a fresh listener; its port, or 0.
+    std::uint16_t register_here(const nr::core::GatewaySession& s)
+    {
+        auto listener = make_listener();
+        const auto reply = control_at(own_.at("control"), nr::core::encode_gateway_register(s), listener.fd.get());
+        EXPECT_EQ(reply, "ok\n") << s.unit;
+        return reply == "ok\n" ? listener.port : 0;
+    }
+
+    // The CPU time (user + system, in clock ticks) the gateway has used.
+    [[nodiscard]] long cpu_ticks() const
+    {
+        std::ifstream in("/proc/" + std::to_string(gateway_) + "/stat");
+        const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+        std::string field;
+        // State is field 3; utime and stime are fields 14 and 15.
+        for (int i = 3; i < 14; ++i) {
+            fields >> field;
+        }
+        long user = 0;
+        long system = 0;
+        fields >> user >> system;
+        return user + system;
+    }
+
+    nr::test::TempTree own_;
+    pid_t gateway_ = -1;
+
+private:
+    int descriptors_;
 };
 
 } // namespace nr::test::gateway
