@@ -100,7 +100,10 @@ void GatewayFixture::SetUpTestSuite()
     must({"openssl", "x509", "-req", "-days", "2", "-in", dir + "/upstream.csr", "-CA", dir + "/ca.pem", "-CAkey",
           dir + "/ca.key", "-CAcreateserial", "-extfile", dir + "/san.ext", "-out", dir + "/upstream.pem"});
     // Only the gateway's unit resolves the upstream's names.
-    write_file(dir + "/hosts", std::string("127.0.0.1 ") + kUpstreamName + " " + kTunnelName + "\n");
+    // metadata.nr-test: the address the gateway's unit denies
+    // (gateway_unit_test.cpp).
+    write_file(dir + "/hosts",
+               std::string("127.0.0.1 ") + kUpstreamName + " " + kTunnelName + "\n169.254.169.254 metadata.nr-test\n");
     std::filesystem::permissions(dir + "/upstream.key", std::filesystem::perms::owner_read);
 
     real_key_ = "sk-real-" + random_hex(24);

@@ -5,6 +5,7 @@
 // probes cannot reach anything beyond this machine whatever they do.
 
 #include "fixture.h"
+#include "listeners.h"
 
 #include <gtest/gtest.h>
 
@@ -23,51 +24,12 @@ using namespace nr::itest;
 
 namespace {
 
-// A socket of `type` bound to an ephemeral port on `address`.
-int bound_ipv4_socket(int type, const char* address, std::string& port)
-{
-    const int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    inet_pton(AF_INET, address, &addr.sin_addr);
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-        throw std::runtime_error(std::string("cannot bind ") + address);
-    }
-    socklen_t len = sizeof addr;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    port = std::to_string(ntohs(addr.sin_port));
-    return fd;
-}
-
-// A TCP listener the kernel completes handshakes for; no accept needed.
-class Listener {
-public:
-    explicit Listener(const char* address)
-    {
-        fd_ = bound_ipv4_socket(SOCK_STREAM, address, port_);
-        if (listen(fd_, 16) != 0) {
-            throw std::runtime_error(std::string("cannot listen on ") + address);
-        }
-    }
-    Listener(const Listener&) = delete;
-    Listener& operator=(const Listener&) = delete;
-    Listener(Listener&&) = delete;
-    Listener& operator=(Listener&&) = delete;
-    ~Listener() { close(fd_); }
-
-    [[nodiscard]] const std::string& port() const { return port_; }
-
-private:
-    int fd_ = -1;
-    std::string port_;
-};
-
 // Echoes datagrams until destroyed: a stand-in for a DNS resolver.
 class UdpEcho {
 public:
     explicit UdpEcho(const char* address)
     {
-        fd_ = bound_ipv4_socket(SOCK_DGRAM, address, port_);
+        fd_ = bound_ipv4_socket(SOCK_DGRAM, address, 0, port_);
         echo_ = std::thread([this] {
             std::array<char, 64> buffer{};
             sockaddr_in peer{};
