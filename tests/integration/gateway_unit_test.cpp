@@ -89,9 +89,10 @@ TEST_F(TheGatewaysUnit, CannotReachTheMetadataAddressEvenWhenASessionsPolicyAndI
     const auto denied = run(as_user(kWorker, ctl_run("alice", "gwunitmd", "gateway-metadata",
                                                      {kGatewayClient, "connect-via-proxy", kMetadataTarget})));
     const auto lines = parse_lines(denied.out);
-    EXPECT_EQ(lines.at("status"), "502") << denied.out << denied.err;
-    EXPECT_EQ(lines.at("refused"), "upstream") << denied.out;
-    EXPECT_TRUE(contains(lines.at("reason"), "cannot reach metadata.nr-test")) << denied.out;
+    EXPECT_EQ(lines.count("status") != 0 ? lines.at("status") : "", "502") << denied.out << denied.err;
+    EXPECT_EQ(lines.count("refused") != 0 ? lines.at("refused") : "", "upstream") << denied.out;
+    const auto reason = lines.find("reason");
+    EXPECT_TRUE(reason != lines.end() && contains(reason->second, "cannot reach metadata.nr-test")) << denied.out;
 }
 
 TEST_F(TheGatewaysUnit, LeavesNoCoreOfAnAbortedGatewayAndItsSessionsAnsweredAgainWithinSeconds)
@@ -167,7 +168,15 @@ TEST_F(TheGatewaysUnit, LeavesNoCoreOfAnAbortedGatewayAndItsSessionsAnsweredAgai
     EXPECT_TRUE(eventually(10, [] { return contains(systemd_says(kGatewayUnit), "code=killed, status=6/ABRT"); }))
         << systemd_says(kGatewayUnit);
     EXPECT_FALSE(contains(systemd_says(kGatewayUnit), "code=dumped")) << systemd_says(kGatewayUnit);
-    EXPECT_TRUE(cores_written().empty()) << cores_written().front();
+    // Should a core appear (a mechanism gone), what it holds says what
+    // the two mechanisms are for.
+    const auto token = session_env(unit, "OPENAI_API_KEY");
+    for (const auto& core : cores_written()) {
+        const auto held = read_file(std::string(kCores) + "/" + core);
+        ADD_FAILURE() << "a core of the gateway was written: " << core << ", " << held.size()
+                      << " bytes; holds the provider key: " << (contains(held, real_key_) ? "yes" : "no")
+                      << "; holds the session's token: " << (!token.empty() && contains(held, token) ? "yes" : "no");
+    }
 
     (void)run({kCtl, "stop", "--owner", "alice", "--chat", "gwunitabort"});
     (void)session.wait();
