@@ -86,6 +86,7 @@ std::vector<core::CheckResult> run_checks(const PreflightOptions& options, const
         results.push_back(sys::check_userns(*user));
     }
     results.push_back(sys::check_landlock());
+    results.push_back(sys::check_cgroups());
     results.push_back(sys::check_bwrap(config));
     results.push_back(sys::check_protected_hardlinks());
     results.push_back(sys::check_snapshot_dir(config, dropin_values(config).worker_group));

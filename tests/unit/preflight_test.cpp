@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/preflight.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <sys/stat.h>
 
 using namespace nr::core;
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -292,4 +294,34 @@ TEST(AWarning, IsNoFailure)
     const std::vector<CheckResult> results{{kCheckBwrap, true, "ok", ""},
                                            {kCheckProviderKey, true, "a key in a session", "use the gateway", true}};
     EXPECT_FALSE(first_failure(results).has_value());
+}
+
+TEST(CgroupsV2Only, PassWithTheControllersSessionLimitsNeed)
+{
+    const auto v2 = judge_cgroups({"cgroup2fs", "cpuset cpu io memory hugetlb pids rdma misc"});
+    EXPECT_TRUE(v2.passed);
+    EXPECT_FALSE(v2.warning);
+    EXPECT_EQ(v2.name, "cgroups");
+}
+
+TEST(CgroupsV2Only, FailNamingEachMissingController)
+{
+    const auto r = judge_cgroups({"cgroup2fs", "cpuset io hugetlb"});
+    EXPECT_FALSE(r.passed);
+    EXPECT_THAT(r.detail, HasSubstr("memory pids cpu"));
+    EXPECT_FALSE(judge_cgroups({"cgroup2fs", "cpuset memory_x pids cpu"}).passed) << "whole names only";
+}
+
+TEST(CgroupV1Controllers, AreAWarningThatPasses)
+{
+    const auto hybrid = judge_cgroups({"tmpfs", ""});
+    EXPECT_TRUE(hybrid.passed);
+    EXPECT_TRUE(hybrid.warning);
+    EXPECT_THAT(hybrid.hint, HasSubstr("cgroups are v2 only"));
+}
+
+TEST(AnUnreadableCgroupHierarchy, Fails)
+{
+    EXPECT_FALSE(judge_cgroups({"", ""}).passed);
+    EXPECT_FALSE(judge_cgroups({"file system type 61267", ""}).passed);
 }

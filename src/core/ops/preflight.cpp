@@ -5,6 +5,9 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <iterator>
+#include <set>
+#include <sstream>
 #include <sys/stat.h>
 
 namespace nr::core {
@@ -193,6 +196,41 @@ CheckResult judge_landlock(long abi, int error)
                       hint);
     }
     return pass(kCheckLandlock, "Landlock ABI " + std::to_string(abi) + " (the launcher needs " + required + ")");
+}
+
+CheckResult judge_cgroups(const CgroupFacts& facts)
+{
+    const std::string supported = "run on a host whose cgroups are v2 only (Debian 13, or Debian 12 with the "
+                                  "bookworm-backports kernel; systemd.unified_cgroup_hierarchy=1)";
+    if (facts.fs_type == "tmpfs") {
+        CheckResult warning{kCheckCgroups, true,
+                            "cgroup v1 controllers (a hybrid or legacy host): systemd applies the session limits "
+                            "through them, but no supported host looks like this and the releases are tested on "
+                            "cgroup v2 only",
+                            supported, true};
+        return warning;
+    }
+    if (facts.fs_type != "cgroup2fs") {
+        return failed(kCheckCgroups,
+                      "/sys/fs/cgroup is " + (facts.fs_type.empty() ? std::string("unreadable") : facts.fs_type) +
+                          ", not a cgroup hierarchy",
+                      supported);
+    }
+    std::istringstream listed(facts.controllers);
+    const std::set<std::string, std::less<>> available{std::istream_iterator<std::string>(listed),
+                                                       std::istream_iterator<std::string>()};
+    std::string missing;
+    for (const auto controller : kSessionControllers) {
+        if (!available.contains(controller)) {
+            missing += (missing.empty() ? "" : " ") + std::string(controller);
+        }
+    }
+    if (!missing.empty()) {
+        return failed(kCheckCgroups, "cgroup v2 without the " + missing + " controller(s) the session limits need",
+                      "enable them in the kernel and on the root cgroup (cgroup.subtree_control); systemd "
+                      "cannot apply MemoryMax=, TasksMax= or CPUQuota= without them");
+    }
+    return pass(kCheckCgroups, "cgroup v2 only, with the memory, pids and cpu controllers");
 }
 
 CheckResult judge_canary(const CanaryOutcome& outcome)

@@ -4,6 +4,7 @@
 // check that passes or fails with an operator hint. Nothing here touches the
 // host, so every verdict (including the failure hints) is unit-tested.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,7 @@ inline constexpr const char* kCheckHelperDropin = "helper-dropin";
 inline constexpr const char* kCheckSnapshotDir = "snapshot-dir";
 inline constexpr const char* kCheckImmutable = "immutable-code";
 inline constexpr const char* kCheckLandlock = "landlock";
+inline constexpr const char* kCheckCgroups = "cgroups";
 inline constexpr const char* kCheckProviderKey = "provider-key"; // a warning only (core/ops/provider_keys.h)
 
 struct UsernsFacts {
@@ -70,6 +72,25 @@ inline constexpr int kMinimumSystemd = 247;
 // `abi`: landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION),
 // negative when the call failed with `error` (an errno).
 CheckResult judge_landlock(long abi, int error);
+
+// What /sys/fs/cgroup is: `fs_type` "cgroup2fs" (v2 only), "tmpfs" (v1
+// controllers, with or without the unified hierarchy beside them) or what
+// else statfs said ("" when it failed); `controllers` the unified
+// hierarchy's cgroup.controllers when it is v2 only.
+struct CgroupFacts {
+    std::string fs_type;
+    std::string controllers;
+};
+
+// The controllers a session's unit properties need: MemoryMax=,
+// TasksMax=, CPUQuota=.
+inline constexpr std::array<std::string_view, 3> kSessionControllers = {"memory", "pids", "cpu"};
+
+// v2 only with every session controller: passes. v1 (a hybrid or legacy
+// host): a warning, since systemd still applies the limits through the v1
+// controllers but no supported host looks like that and the releases are
+// tested on v2 only. Anything else fails.
+CheckResult judge_cgroups(const CgroupFacts& facts);
 
 struct CanaryOutcome {
     bool started = false;    // systemd accepted the transient unit

@@ -13,17 +13,20 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/magic.h>
 #include <pwd.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 namespace nr::sys {
@@ -247,6 +250,24 @@ core::CheckResult check_landlock()
 {
     const long abi = landlock_abi();
     return core::judge_landlock(abi, abi < 0 ? static_cast<int>(-abi) : 0);
+}
+
+core::CheckResult check_cgroups()
+{
+    core::CgroupFacts facts;
+    struct statfs fs {};
+    if (::statfs("/sys/fs/cgroup", &fs) == 0) {
+        if (fs.f_type == CGROUP2_SUPER_MAGIC) {
+            facts.fs_type = "cgroup2fs";
+            std::ifstream controllers("/sys/fs/cgroup/cgroup.controllers");
+            std::getline(controllers, facts.controllers);
+        } else if (fs.f_type == TMPFS_MAGIC) {
+            facts.fs_type = "tmpfs";
+        } else {
+            facts.fs_type = "file system type " + std::to_string(static_cast<unsigned long>(fs.f_type));
+        }
+    }
+    return core::judge_cgroups(facts);
 }
 
 core::CheckResult check_immutable(const core::Config& config, const std::vector<std::string>& code_paths,

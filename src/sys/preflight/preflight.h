@@ -29,6 +29,9 @@ core::CheckResult check_systemd_version(SystemdManager& systemd);
 // refuse the call, so the helper leaves this to the canary's launcher.
 core::CheckResult check_landlock();
 
+// What /sys/fs/cgroup is (statfs) and, on a v2-only host, its controllers.
+core::CheckResult check_cgroups();
+
 // The command the preflight canary runs: /usr/bin/true or /bin/true when a
 // read-only grant contains it, "" otherwise. The canary itself is run by
 // the helper (daemon/preflight_gate), the only process that can hand its
