@@ -8,7 +8,8 @@
 #      and unit), and the packaged config refused with a clear message;
 #   3. the install block (install, config, drop-in, preflight, a session,
 #      systemctl and journalctl); then the installed layout;
-#   4. the uninstall block (purge); then nothing of ours is left, and the
+#   4. the uninstall block (purge); then nothing of ours is left but the
+#      group (which still owns the snapshot dir), and the
 #      application's data, the owner's files and the snapshot dir's contents
 #      are still there.
 set -euo pipefail
@@ -145,7 +146,9 @@ for f in "$unitdir/native-runtimed.service" "$unitdir/native-runtime.slice" \
   /etc/systemd/system/native-runtimed.service.d/zz-native-runtime.conf; do
   check "gone: $f" test ! -e "$f"
 done
-check "group native-runtime gone" bash -c '! getent group native-runtime'
+# Kept, so that the snapshot dir kept below has no dangling group owner.
+check "group native-runtime kept" getent group native-runtime
+check "...and purge said so" grep -q 'kept the group native-runtime' "$out"
 check "the running session was stopped with the package" \
   bash -c '! systemctl is-active --quiet native-runtime-alice-long.service'
 wait || true
@@ -156,6 +159,8 @@ check "systemd no longer knows the helper" \
 check "the bus no longer activates the helper" bash -c '! busctl list --activatable | grep -q org.metis.NativeRuntime1'
 check "the application's data survives" test -f "$notes"
 check "the snapshot dir's contents survive" test -f /var/lib/metis-snapshots/kept.snapshot
+check "...in a directory still owned by the group native-runtime" \
+  test "$(stat -c %G /var/lib/metis-snapshots)" = native-runtime
 check "the operator's provider key survives" test -f /etc/native-runtime/gateway-credentials/kept-provider
 check "...and is all that is left in /etc/native-runtime" \
   test "$(cd /etc/native-runtime && find . | sort | tr '\n' ' ')" = '. ./gateway-credentials ./gateway-credentials/kept-provider '
