@@ -140,6 +140,10 @@ TEST_F(TheGatewaysUnit, LeavesNoCoreOfAnAbortedGatewayAndItsSessionsAnsweredAgai
                   .status,
               0);
     const auto plain = unit_property(kDumpableUnit, "MainPID");
+    // Until it has exec'd sleep, the unit's process is systemd's child still
+    // running as root.
+    ASSERT_TRUE(eventually(10, [&] { return read_file("/proc/" + plain + "/comm") == "sleep\n"; }))
+        << read_file("/proc/" + plain + "/comm");
     EXPECT_NE(proc_owner(plain), 0U) << "control: a dynamic user's process owns its /proc files";
     EXPECT_EQ(proc_owner(before), 0U) << "the gateway is dumpable";
     EXPECT_EQ(core_limits(plain), "unlimited unlimited") << "control: the limits read as set";
