@@ -25,8 +25,11 @@ long peak_kib(pid_t pid)
     return -1;
 }
 
-// The upstream writes 48 MiB; without a bound, the gateway would hold it.
-constexpr long kPeakGrowthKib = 8 << 10;
+// The upstream writes 48 MiB; without a bound, the gateway would hold it
+// (about 65 MiB of growth measured with the bound removed). Bounded, the
+// plain build grows by a few MiB, the ASan build (its allocator and
+// quarantine) by up to 8.1 MiB measured in CI: 16 MiB keeps both apart.
+constexpr long kPeakGrowthKib = 16 << 10;
 
 } // namespace
 
