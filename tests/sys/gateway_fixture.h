@@ -345,6 +345,31 @@ inline std::string read_one_response(int fd)
     }
 }
 
+// What the peer sent on `fd` within `wait`, with "<closed>" appended once
+// it closed (end of stream or reset); "" when it stayed silent.
+inline std::string answer_within(int fd, std::chrono::milliseconds wait)
+{
+    std::string out;
+    std::array<char, 4096> buffer{};
+    const auto until = std::chrono::steady_clock::now() + wait;
+    for (;;) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        pollfd entry{fd, POLLIN, 0};
+        if (left.count() <= 0 || poll(&entry, 1, static_cast<int>(left.count())) <= 0) {
+            return out;
+        }
+        const auto n = recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
+        if (n < 0 && errno == EAGAIN) {
+            continue;
+        }
+        if (n <= 0) {
+            return out + "<closed>";
+        }
+        out.append(buffer.data(), static_cast<std::size_t>(n));
+    }
+}
+
 // A GET that keeps the connection open for the next one.
 inline std::string kept_get(const std::string& target, const std::string& test_id, const std::string& authorization)
 {

@@ -12,28 +12,6 @@ using namespace nr::test::gateway;
 
 namespace {
 
-// What the peer sent on `fd` within `wait` (until it closed or the time
-// ran out); "" when it stayed silent.
-std::string answer_within(int fd, std::chrono::milliseconds wait)
-{
-    std::string out;
-    std::array<char, 4096> buffer{};
-    const auto until = std::chrono::steady_clock::now() + wait;
-    for (;;) {
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-        pollfd entry{fd, POLLIN, 0};
-        if (left.count() <= 0 || poll(&entry, 1, static_cast<int>(left.count())) <= 0) {
-            return out;
-        }
-        const auto n = recv(fd, buffer.data(), buffer.size(), MSG_DONTWAIT);
-        if (n <= 0) {
-            return n == 0 || errno != EAGAIN ? out + "<closed>" : out;
-        }
-        out.append(buffer.data(), static_cast<std::size_t>(n));
-    }
-}
-
 // A request header that has begun and not ended: `bytes` of it.
 std::string unfinished_head(std::size_t bytes)
 {
