@@ -203,12 +203,10 @@ CheckResult judge_cgroups(const CgroupFacts& facts)
     const std::string supported = "run on a host whose cgroups are v2 only (Debian 13, or Debian 12 with the "
                                   "bookworm-backports kernel; systemd.unified_cgroup_hierarchy=1)";
     if (facts.fs_type == "tmpfs") {
-        CheckResult warning{kCheckCgroups, true,
-                            "cgroup v1 controllers (a hybrid or legacy host): systemd applies the session limits "
-                            "through them, but no supported host looks like this and the releases are tested on "
-                            "cgroup v2 only",
-                            supported, true};
-        return warning;
+        return {kCheckCgroups, true,
+                "cgroup v1 controllers (a hybrid or legacy host): systemd applies the session limits through them, "
+                "but no supported host looks like this and the releases are tested on cgroup v2 only",
+                supported, true};
     }
     if (facts.fs_type != "cgroup2fs") {
         return failed(kCheckCgroups,
