@@ -49,11 +49,10 @@ public:
     // nullopt: only a bus event or a signal can change anything.
     [[nodiscard]] std::optional<std::chrono::steady_clock::time_point>
     next_wakeup(std::chrono::steady_clock::time_point now) const;
-
-private:
     // Nothing runs or waits: only the idle timeout keeps the helper.
     [[nodiscard]] bool unoccupied() const;
 
+private:
     core::Config config_;
     std::string launcher_path_;
     std::string config_path_;

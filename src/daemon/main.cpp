@@ -57,24 +57,52 @@ int wait_ms(std::optional<std::chrono::steady_clock::time_point> wakeup, std::ch
     return static_cast<int>(std::clamp(wait, std::chrono::milliseconds(0), kForever).count());
 }
 
+enum class LoopEnd { Idle, Stopped };
+
 // Single-threaded, in the manner of systemd's bus-activated helpers: all
 // callbacks run here, so the service needs no locks. No tick: the loop
 // sleeps until a bus event (systemd's unit signals, a worker leaving the
 // bus, a call, an answer) or the service's next deadline. Returns when the
 // service has been idle for its timeout, or on SIGTERM or SIGINT.
-void run_until_idle(sdbus::IConnection& connection, nr::daemon::HelperService& service)
+LoopEnd run_until_idle(sdbus::IConnection& connection, nr::daemon::HelperService& service,
+                       const nr::sys::StopSignals& stop)
 {
-    const nr::sys::StopSignals stop({SIGTERM, SIGINT});
     for (;;) {
         nr::sys::dispatch_pending(connection);
         service.housekeeping();
         const auto now = std::chrono::steady_clock::now();
         if (service.idle(now)) {
-            return;
+            return LoopEnd::Idle;
         }
         if (nr::sys::wait_for_bus_or_signal(connection, stop, wait_ms(service.next_wakeup(now), now))) {
+            return LoopEnd::Stopped;
+        }
+    }
+}
+
+// Serves until idle or stopped. The bus name is released first, so that the
+// broker queues new calls for a fresh activation; calls that reached this
+// instance before the release are then answered here. A start among them
+// cannot complete without the name (its launcher claims the spec through
+// it), so the helper takes the name back and serves on: no other instance
+// can hold it meanwhile, since systemd starts none while this unit runs.
+// A slow machine widens that window (it was seen under emulation).
+void serve(sdbus::IConnection& connection, nr::daemon::HelperService& service)
+{
+    const nr::sys::StopSignals stop({SIGTERM, SIGINT});
+    const nr::sys::BusName name{nr::core::kBusName};
+    connection.requestName(name);
+    for (;;) {
+        const auto end = run_until_idle(connection, service, stop);
+        connection.releaseName(name);
+        nr::sys::dispatch_pending(connection);
+        service.housekeeping();
+        if (end == LoopEnd::Stopped || service.unoccupied()) {
             return;
         }
+        nr::sys::write_log(nr::core::log_record(nr::core::LogEvent::HelperTrouble,
+                                                "a call arrived as the helper went idle; serving on"));
+        connection.requestName(name);
     }
 }
 
@@ -105,13 +133,7 @@ int main(int argc, char** argv)
         nr::daemon::FileService files(*connection, config);
         nr::daemon::HelperService service(*connection, std::move(config), NR_LAUNCHER_PATH, config_path);
         service.adopt_running_sessions();
-        connection->requestName(nr::sys::BusName{nr::core::kBusName});
-        run_until_idle(*connection, service);
-        // Release first so the broker queues new calls for a fresh
-        // activation, then answer whatever already reached this instance.
-        connection->releaseName(nr::sys::BusName{nr::core::kBusName});
-        nr::sys::dispatch_pending(*connection);
-        service.housekeeping();
+        serve(*connection, service);
         return 0;
     } catch (const nr::core::Error& e) {
         fatal(std::string(nr::core::error_name(e.kind())) + ": " + e.what());
