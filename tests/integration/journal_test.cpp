@@ -5,6 +5,7 @@
 // journald vouches for.
 
 #include "fixture.h"
+#include "journal_records.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,54 +22,6 @@ using namespace nr::itest;
 using json = nlohmann::json;
 
 namespace {
-
-// The fixed ids of src/core/journal/log_event.cpp (also in the installed catalog).
-constexpr const char* kSessionStarted = "f67162d8350c4eb5af45a7cba697bbd4";
-constexpr const char* kSessionEnded = "f1dc0c07edd447878916d8f850eb8023";
-constexpr const char* kSessionRefused = "a8a2a6471bf648038cea7d70cd793637";
-constexpr const char* kFileOperationRefused = "afa1e46430fd47f388b24ca800e1eea1";
-constexpr const char* kSyscallsDenied = "234cbe6e50ab4976a731607b50444900";
-
-// One parsed object per line of journalctl's or `logs`' JSON output.
-std::vector<json> json_lines(const std::string& text)
-{
-    std::vector<json> out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty()) {
-            out.push_back(json::parse(line));
-        }
-    }
-    return out;
-}
-
-std::vector<json> journal(const std::vector<std::string>& matches)
-{
-    std::vector<std::string> argv{"journalctl", "--no-pager", "-o", "json"};
-    argv.insert(argv.end(), matches.begin(), matches.end());
-    const auto outcome = run(argv);
-    EXPECT_EQ(outcome.status, 0) << outcome.err;
-    return json_lines(outcome.out);
-}
-
-// Waits for at least one record matching `matches`; the last one.
-json last_record(const std::vector<std::string>& matches)
-{
-    std::vector<json> records;
-    EXPECT_TRUE(eventually(20,
-                           [&] {
-                               records = journal(matches);
-                               return !records.empty();
-                           }))
-        << "no record for " << ::testing::PrintToString(matches);
-    return records.empty() ? json::object() : records.back();
-}
-
-std::string field(const json& record, const char* name)
-{
-    return record.contains(name) && record[name].is_string() ? record[name].get<std::string>() : std::string();
-}
 
 std::string uid_of(const std::string& user)
 {
