@@ -70,7 +70,7 @@ TEST(TheJournalctlLine, ReadsTheSystemJournalQuietlyWithTheTermsAsMatchesAfterTh
     JournalctlQuery query;
     query.terms = {{"_UID=0", "NATIVE_RUNTIME_OWNER=alice"}, {"_PID=1", "UNIT=u.service"}, {"_SYSTEMD_UNIT=u.service"}};
     EXPECT_EQ(journalctl_argv(query),
-              (std::vector<std::string>{"/usr/bin/journalctl", "--system", "--quiet", "--output=short", "--", "_UID=0",
+              (std::vector<std::string>{"/usr/bin/journalctl", "--quiet", "--output=short", "--", "_UID=0",
                                         "NATIVE_RUNTIME_OWNER=alice", "+", "_PID=1", "UNIT=u.service", "+",
                                         "_SYSTEMD_UNIT=u.service"}));
 }
@@ -85,8 +85,8 @@ TEST(TheJournalctlLine, CarriesEveryOptionOfLogs)
     query.no_pager = true;
     query.cursor_file = "/tmp/d/cursor";
     EXPECT_EQ(journalctl_argv(query),
-              (std::vector<std::string>{"/usr/bin/journalctl", "--system", "--quiet", "--output=json", "--all",
-                                        "--no-pager", "--lines=50", "--since=-1h", "--cursor-file=/tmp/d/cursor", "--",
+              (std::vector<std::string>{"/usr/bin/journalctl", "--quiet", "--output=json", "--all", "--no-pager",
+                                        "--lines=50", "--since=-1h", "--cursor-file=/tmp/d/cursor", "--",
                                         "_SYSTEMD_SLICE=native-runtime-alice.slice"}));
 }
 

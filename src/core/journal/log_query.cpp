@@ -65,7 +65,12 @@ std::set<std::string> owner_units(const std::string& owner, const std::set<std::
 
 std::vector<std::string> journalctl_argv(const JournalctlQuery& query)
 {
-    std::vector<std::string> argv{kJournalctl, "--system", "--quiet"};
+    // Every journal file the caller can read, not --system: on a host with
+    // a persistent journal (Debian's default), journald files the records
+    // of a session's processes, which run as a regular user, in that user's
+    // journal (SplitMode=uid), which --system leaves out. What is shown is
+    // decided by the trusted fields matched below, not by the files.
+    std::vector<std::string> argv{kJournalctl, "--quiet"};
     // --all: every field in full, as `logs -o json` always printed them.
     argv.emplace_back(query.json ? "--output=json" : "--output=short");
     if (query.json) {
@@ -97,7 +102,7 @@ std::vector<std::string> journalctl_argv(const JournalctlQuery& query)
 
 std::vector<std::string> journalctl_since_check_argv(const std::string& since)
 {
-    return {kJournalctl, "--system", "--quiet", "--no-pager", "--lines=0", "--since=" + since};
+    return {kJournalctl, "--quiet", "--no-pager", "--lines=0", "--since=" + since};
 }
 
 } // namespace nr::core
