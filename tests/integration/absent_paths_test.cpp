@@ -53,7 +53,10 @@ TEST_P(AnAbsentPath, CannotBeReachedFromInsideInAnyOfFiveWays)
 
     auto outside = probe_outside(kWorker, {"escape", target});
     EXPECT_EQ(outside["read_direct"], "ok") << "positive control: the worker reads " << target;
-    ASSERT_EQ(run({"sh", "-c", "echo planted > \"$1\"", "sh", target}).status, 0) << "undo the control's overwrite";
+    // As its owner: on a host with fs.protected_regular (systemd's default),
+    // not even root may open someone else's file in /tmp with O_CREAT.
+    ASSERT_EQ(run(as_user(kWorker, {"sh", "-c", "echo planted > \"$1\"", "sh", target})).status, 0)
+        << "undo the control's overwrite";
     const auto planted = contents(target);
 
     auto inside = probe_inside("alice", "absent", {"escape", target});
