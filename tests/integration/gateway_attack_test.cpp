@@ -72,6 +72,14 @@ bool sanitizer_run()
     return std::filesystem::exists("/run/systemd/system/native-runtime-gateway.service.d/90-sanitizer-reports.conf");
 }
 
+// A VM under qemu's emulation (TCG: systemd-detect-virt says qemu, not
+// kvm), as tests/integration/run-vm boots where there is no KVM: the
+// gateway answers a few hundred requests a second there.
+bool emulated_machine()
+{
+    return run({"systemd-detect-virt", "--vm"}).out == "qemu\n";
+}
+
 std::int64_t unix_ms()
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -485,7 +493,9 @@ TEST_F(AGatewayUnderAttack, EstablishesAtMostItsTunnelLimitAndClosesTunnelsWitho
     EXPECT_GT(number(lines, "opened"), static_cast<std::uint64_t>(kMaxConnectionsPerSession))
         << "control: the attacker opened connections";
     EXPECT_GE(number(lines, "established"), 1U) << "control: a tunnel to an allowed host is established";
-    EXPECT_LE(number(lines, "established"), static_cast<std::uint64_t>(kMaxTunnelsPerSession));
+    // At once: a tunnel closed for its missing ClientHello frees its place,
+    // which a later CONNECT may take on a slow machine.
+    EXPECT_LE(number(lines, "established_at_once"), static_cast<std::uint64_t>(kMaxTunnelsPerSession));
     EXPECT_GE(tally_of(value_of(lines, "refusals"))["tunnel-limit"], 1U) << "no CONNECT was refused tunnel-limit";
     EXPECT_GE(tally_of(value_of(lines, "answers"))["503"], 1U);
     EXPECT_EQ(number(lines, "established_open_at_end"), 0U)
@@ -557,9 +567,11 @@ TEST_F(AGatewayUnderAttack, CountsThreeAcceptedRequestsExactlyAfterAFloodOfRefus
     const auto started_ms = unix_ms();
     const auto since = "@" + std::to_string(started_ms / 1000);
     // A count, not a duration: every refused request is answered however
-    // slow the machine. The ASan gateway answers about a third as fast, so
-    // the sanitizer run floods with fewer; the deadline is a safety net.
-    const std::size_t flood = sanitizer_run() ? 50000 : 200000;
+    // slow the machine. The ASan gateway answers about a third as fast, and
+    // an emulated one a tenth, so those runs flood with fewer (still beyond
+    // journald's 10000 records per 30 s were each refusal recorded); the
+    // deadline is a safety net.
+    const std::size_t flood = sanitizer_run() || emulated_machine() ? 50000 : 200000;
     constexpr int kDeadlineSec = 240;
     nlohmann::json status;
     Outcome attacker;
