@@ -73,7 +73,7 @@ TEST(AMemoryHog, IsKilledAtItsLimitWhileANeighbourSessionKeepsRunning)
     // cgroup from memory.events and says so (result oom-kill); on the
     // harness's cgroup v1 it sees only the SIGKILL.
     const auto ended = last_record(
-        {std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=native-runtime-alice-quota-mem.service"});
+        {std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=" + unit_of("alice", "quota-mem")});
     EXPECT_EQ(field(ended, "NATIVE_RUNTIME_RESULT"), cgroup_v2_only() ? "oom-kill" : "signal") << ended.dump();
     EXPECT_EQ(unit_property(neighbour_unit, "ActiveState"), "active");
 

@@ -14,7 +14,7 @@ row added to the security model is covered without editing anything here:
      A row whose tests are all unit or sys tests has no probe that depends
      on the host, and adds nothing;
   2. one end-to-end turn of every agent adapter with a real client;
-  3. what depends most on the host's systemd, cgroups, kernel and speed
+  3. (less TIMING_BOUND, below) what depends most on the host's systemd, cgroups, kernel and speed
      besides: the journal records and where journald files them (per user
      on a persistent journal), the kernel's own refusals, the late drop-in, the session and slice limits
      (the OOM kill is systemd's own result on cgroup v2), the gateway's
@@ -46,9 +46,19 @@ HOST_DEPENDENT = [
     "AForkBomb.IsContainedByTheTasksLimit",
     "AnOwnerAtItsSliceTaskLimit.CannotForkMoreWhileAnotherOwnerStillCan",
     "ASessionPastItsRuntimeLimit.EndsAndTheCliReportsTheLimit",
-    "AGatewayUnderAttack.ClosesSlowBodiesBeyondItsConnectionLimit",
     "AGatewayUnderAttack.EstablishesAtMostItsTunnelLimitAndClosesTunnelsWithoutAClientHello",
 ]
+# Harness-only although a row names them: they count, from the client's
+# side, connections the gateway has not closed, which cannot tell a
+# connection the gateway holds from one still waiting in the listen backlog.
+# Under TCG with the host's cores shared, the attacker opens faster than the
+# gateway accepts (both failed so, once each, with the gateway within its
+# limits); what they show is the gateway's own accounting, the same on
+# every host.
+TIMING_BOUND = {
+    "AGatewayUnderAttack.KeepsAtMostItsConnectionLimitOfIdleConnectionsAndTimesTheRestOut",
+    "AGatewayUnderAttack.ClosesSlowBodiesBeyondItsConnectionLimit",
+}
 
 TEST_MACRO = re.compile(r"^TEST(_F|_P)?\((\w+),\s*(\w+)\)", re.M)
 NAME = re.compile(r"`(\.|[A-Z]\w*\.)?([A-Z]\w*|\*)`")
@@ -77,7 +87,7 @@ def first_integration_test(row, tests):
     for prefix, name in NAME.findall(row):
         if not prefix:
             # A bare test name, as the gateway tables write them after "integration".
-            if len(by_name.get(name, [])) == 1:
+            if len(by_name.get(name, [])) == 1 and by_name[name][0] not in TIMING_BOUND:
                 return by_name[name][0]
             continue
         if prefix != ".":
@@ -85,10 +95,10 @@ def first_integration_test(row, tests):
         if suite is None:
             continue
         if name == "*":
-            members = [t for t in tests if t.startswith(suite + ".")]
+            members = [t for t in tests if t.startswith(suite + ".") and t not in TIMING_BOUND]
             if members:
                 return members[0]
-        elif suite + "." + name in tests:
+        elif suite + "." + name in tests and suite + "." + name not in TIMING_BOUND:
             return suite + "." + name
     return None
 
