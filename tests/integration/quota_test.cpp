@@ -71,10 +71,11 @@ TEST(AMemoryHog, IsKilledAtItsLimitWhileANeighbourSessionKeepsRunning)
     EXPECT_LE(std::stoi(eaten["eaten_mib"]), 64);
     // On cgroup v2 systemd reads the kernel's OOM kill in the unit's own
     // cgroup from memory.events and says so (result oom-kill); on the
-    // harness's cgroup v1 it sees only the SIGKILL.
-    const auto ended = last_record(
-        {std::string("MESSAGE_ID=") + kSessionEnded, "OBJECT_SYSTEMD_UNIT=" + unit_of("alice", "quota-mem")});
-    EXPECT_EQ(field(ended, "NATIVE_RUNTIME_RESULT"), cgroup_v2_only() ? "oom-kill" : "signal") << ended.dump();
+    // harness's cgroup v1 it sees only the unit's main process, the
+    // supervisor, exit with 137 for its killed sandbox (exit-code).
+    const auto ended = last_record({std::string("MESSAGE_ID=") + kSessionEnded,
+                                    R"(OBJECT_SYSTEMD_UNIT=native-runtime-alice-quota\x2dmem.service)"});
+    EXPECT_EQ(field(ended, "NATIVE_RUNTIME_RESULT"), cgroup_v2_only() ? "oom-kill" : "exit-code") << ended.dump();
     EXPECT_EQ(unit_property(neighbour_unit, "ActiveState"), "active");
 
     auto control = parse_lines(
