@@ -122,7 +122,7 @@ void check_id(IdKind kind, std::string_view value)
     const auto escaped = systemd_escape(value);
     require(escaped.find('-') == std::string::npos && escaped.find('/') == std::string::npos,
             "an escaped id has no dash, so it cannot fake slice nesting or the owner/chat split");
-    require(owner_slice_name(value) == "native-runtime-" + escaped + ".slice", "owner slice name");
+    require(owner_slice_name(value) == "nativeruntime-" + escaped + ".slice", "owner slice name");
 }
 
 // Splits the value in two; when both halves are ids, their unit name must

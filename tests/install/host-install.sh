@@ -72,7 +72,7 @@ for f in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed 
   /usr/libexec/native-runtime/native-runtime-gateway \
   "$unitdir/native-runtimed.service" "$unitdir/native-runtime-gateway.service" \
   "$unitdir/native-runtime-gateway.socket" \
-  "$unitdir/native-runtime.slice" /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
+  "$unitdir/nativeruntime.slice" /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
   /usr/lib/tmpfiles.d/native-runtime.conf /usr/share/man/man1/native-runtimectl.1.gz \
   /usr/share/bash-completion/completions/native-runtimectl; do
@@ -138,7 +138,7 @@ sed 's/^/  | /' "$out"
 check "the README's uninstall steps succeed" test "$status" = 0
 # shellcheck disable=SC2016 # expanded by the inner bash
 check "package purged" bash -c '! dpkg-query -W -f="\${Status}" native-runtime 2>/dev/null | grep -q installed'
-for f in "$unitdir/native-runtimed.service" "$unitdir/native-runtime.slice" \
+for f in "$unitdir/native-runtimed.service" "$unitdir/nativeruntime.slice" \
   /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
   /usr/lib/tmpfiles.d/native-runtime.conf /etc/native-runtime/config.yaml /var/lib/native-runtime \

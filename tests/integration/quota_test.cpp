@@ -92,10 +92,10 @@ TEST(AnOwnerAtItsSliceTaskLimit, CannotForkMoreWhileAnotherOwnerStillCan)
     Background greedy(as_user(
         kWorker, ctl_run("greedy", "hold", "shell", {"sh", "-c", "for i in $(seq 80); do sleep 300 & done; wait"})));
     ASSERT_TRUE(eventually(60, [] {
-        const auto tasks = unit_property("native-runtime-greedy.slice", "TasksCurrent");
+        const auto tasks = unit_property("nativeruntime-greedy.slice", "TasksCurrent");
         return !tasks.empty() && tasks != "[not set]" && std::stoul(tasks) >= 80;
     }));
-    EXPECT_EQ(unit_property("native-runtime-greedy.slice", "TasksMax"), "96");
+    EXPECT_EQ(unit_property("nativeruntime-greedy.slice", "TasksMax"), "96");
 
     auto squeezed = parse_lines(
         run(as_user(kWorker, ctl_run("greedy", "more", "probe", {"nr-probe", "fork-until-refused", "40"}))).out);

@@ -48,7 +48,7 @@ TEST(ARunningSessionUnit, ShowsThePlannedHardeningAndRefusesADuplicate)
     EXPECT_EQ(unit_property(unit, "ProcSubset"), "all");
     EXPECT_EQ(unit_property(unit, "CapabilityBoundingSet"), "");
     EXPECT_EQ(unit_property(unit, "KillMode"), "control-group");
-    EXPECT_EQ(unit_property(unit, "Slice"), "native-runtime-alice.slice");
+    EXPECT_EQ(unit_property(unit, "Slice"), "nativeruntime-alice.slice");
 
     const auto duplicate = run(as_user(kWorker, ctl_run("alice", "long", "shell", {"sh", "-c", "true"})));
     EXPECT_EQ(duplicate.status, 65);

@@ -22,6 +22,7 @@ TEST(AnOwnersLogs, TrustTheHelperTheGatewayTheOwnersSliceAndSystemdAboutTheOwner
                                           "sshd.service", "native-runtime-bob-c1.service"});
     EXPECT_EQ(terms, (Terms{{"_UID=0", "_SYSTEMD_UNIT=native-runtimed.service", "NATIVE_RUNTIME_OWNER=alice"},
                             {"_SYSTEMD_UNIT=native-runtime-gateway.service", "NATIVE_RUNTIME_OWNER=alice"},
+                            {"_SYSTEMD_SLICE=nativeruntime-alice.slice"},
                             {"_SYSTEMD_SLICE=native-runtime-alice.slice"},
                             {"_PID=1", "_UID=0", "UNIT=native-runtime-alice-c1.service"}}));
 }

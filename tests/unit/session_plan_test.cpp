@@ -156,7 +156,7 @@ TEST(APlannedSession, IsNamedAfterOwnerAndChatInTheOwnersSlice)
 {
     const auto p = plan();
     EXPECT_EQ(p.unit_name, "native-runtime-alice-c\\x2d1.service");
-    EXPECT_EQ(p.slice, "native-runtime-alice.slice");
+    EXPECT_EQ(p.slice, "nativeruntime-alice.slice");
     EXPECT_EQ(p.owner, "alice");
     EXPECT_EQ(p.chat, "c-1");
     EXPECT_EQ(p.job, "job7");
@@ -532,7 +532,7 @@ TEST(TheUnit, IsKilledAndCollectedAsAWholeInTheOwnersSlice)
     const auto p = plan();
     EXPECT_PROPERTY(p, std::string, "KillMode", "control-group");
     EXPECT_PROPERTY(p, std::string, "CollectMode", "inactive-or-failed");
-    EXPECT_PROPERTY(p, std::string, "Slice", "native-runtime-alice.slice");
+    EXPECT_PROPERTY(p, std::string, "Slice", "nativeruntime-alice.slice");
     EXPECT_PROPERTY(p, std::string, "Type", "exec");
     EXPECT_PROPERTY(p, std::string, "WorkingDirectory", "/");
 }
@@ -753,7 +753,7 @@ TEST(TheCanary, IsTheFirstAdaptersSessionUnitExceptForItsNameSliceAndShorterRunt
     auto session = rendered(plan());
     auto canary_unit = rendered(canary());
     EXPECT_EQ(canary().unit_name, "native-runtime-preflight.service");
-    EXPECT_EQ(canary_unit.at("Slice"), std::vector<std::string>{"native-runtime.slice"});
+    EXPECT_EQ(canary_unit.at("Slice"), std::vector<std::string>{"nativeruntime.slice"});
     EXPECT_EQ(canary_unit.at("RuntimeMaxUSec"), std::vector<std::string>{"30000000"});
     EXPECT_EQ(canary_unit.count("LogExtraFields"), 0U) << "never shown as a session by list or logs";
     for (const auto* differs : {"Slice", "RuntimeMaxUSec", "LogExtraFields", "Description"}) {

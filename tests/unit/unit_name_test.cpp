@@ -62,11 +62,24 @@ TEST(ASessionUnitName, IsAPureFunctionOfOwnerAndChat)
 
 TEST(AnOwnerSlice, IsAChildOfTheTopSliceWithTheOwnerEscaped)
 {
-    EXPECT_EQ(kTopSlice, "native-runtime.slice");
-    EXPECT_EQ(owner_slice_name("alice"), "native-runtime-alice.slice");
-    // A dash would nest one level deeper (native-runtime-a.slice/...-a-b.slice).
-    EXPECT_EQ(owner_slice_name("a-b"), "native-runtime-a\\x2db.slice");
-    EXPECT_EQ(owner_slice_name("u@h.org"), "native-runtime-u\\x40h.org.slice");
+    EXPECT_EQ(kTopSlice, "nativeruntime.slice");
+    EXPECT_EQ(owner_slice_name("alice"), "nativeruntime-alice.slice");
+    // A dash would nest one level deeper (nativeruntime-a.slice/...-a-b.slice).
+    EXPECT_EQ(owner_slice_name("a-b"), "nativeruntime-a\\x2db.slice");
+    EXPECT_EQ(owner_slice_name("u@h.org"), "nativeruntime-u\\x40h.org.slice");
+}
+
+TEST(TheTopSlice, HasNoDashSoItIsAChildOfTheRootSliceItself)
+{
+    // systemd reads "a-b.slice" as a child of "a.slice".
+    EXPECT_EQ(kTopSlice.find('-'), std::string_view::npos);
+    EXPECT_TRUE(owner_slice_name("alice").starts_with(kTopSlice.substr(0, kTopSlice.size() - 6)));
+}
+
+TEST(AnOwnersSliceBeforeTheRename, KeepsItsOldNameForTheRecordsAndSessionsOfThatTime)
+{
+    EXPECT_EQ(legacy_owner_slice_name("alice"), "native-runtime-alice.slice");
+    EXPECT_EQ(legacy_owner_slice_name("a-b"), "native-runtime-a\\x2db.slice");
 }
 
 TEST(IsSessionUnitName, RecognisesNamesThisProjectProduces)

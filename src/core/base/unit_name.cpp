@@ -44,7 +44,12 @@ std::string systemd_escape(std::string_view text)
 
 std::string owner_slice_name(std::string_view owner)
 {
-    return std::string(kUnitPrefix) + systemd_escape(owner) + ".slice";
+    return std::string(kSlicePrefix) + systemd_escape(owner) + ".slice";
+}
+
+std::string legacy_owner_slice_name(std::string_view owner)
+{
+    return std::string(kLegacySlicePrefix) + systemd_escape(owner) + ".slice";
 }
 
 std::string session_unit_name(std::string_view owner, std::string_view chat)

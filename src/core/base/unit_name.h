@@ -9,8 +9,17 @@
 
 namespace nr::core {
 
-inline constexpr std::string_view kTopSlice = "native-runtime.slice";
+// The parent of every session. No dash: systemd reads a dash in a slice name
+// as nesting, so "native-runtime.slice" sat under an implicit native.slice
+// in systemd-cgls. Services do not nest, so their names keep the project's.
+inline constexpr std::string_view kTopSlice = "nativeruntime.slice";
+inline constexpr std::string_view kSlicePrefix = "nativeruntime-";
 inline constexpr std::string_view kUnitPrefix = "native-runtime-";
+// Owner slices of releases before the rename (native-runtime-<owner>.slice):
+// sessions started before an upgrade run on in them until they end, and the
+// journal keeps their records under that _SYSTEMD_SLICE=.
+inline constexpr std::string_view kLegacySlicePrefix = "native-runtime-";
+inline constexpr std::string_view kLegacyTopSlice = "native-runtime.slice";
 
 // The helper's own unit. Its drop-in (same file name, rendered from its own
 // template) opens exactly the directories file operations write in, in a
@@ -26,9 +35,12 @@ inline constexpr std::string_view kGatewayUnit = "native-runtime-gateway.service
 // byte becomes \xNN.
 std::string systemd_escape(std::string_view text);
 
-// native-runtime-<owner>.slice: a child of native-runtime.slice because a
+// nativeruntime-<owner>.slice: a child of nativeruntime.slice because a
 // dash in a slice name denotes nesting, and escaping removes dashes from ids.
 std::string owner_slice_name(std::string_view owner);
+
+// native-runtime-<owner>.slice, the owner's slice before the rename.
+std::string legacy_owner_slice_name(std::string_view owner);
 
 // native-runtime-<owner>-<chat>.service
 std::string session_unit_name(std::string_view owner, std::string_view chat);

@@ -33,8 +33,10 @@ std::vector<std::vector<std::string>> session_log_terms(const std::string& owner
 {
     validate_id(IdKind::Owner, owner);
     if (chat.empty()) {
-        std::vector<std::vector<std::string>> terms{
-            helper_term(owner), gateway_term(owner), {"_SYSTEMD_SLICE=" + owner_slice_name(owner)}};
+        std::vector<std::vector<std::string>> terms{helper_term(owner),
+                                                    gateway_term(owner),
+                                                    {"_SYSTEMD_SLICE=" + owner_slice_name(owner)},
+                                                    {"_SYSTEMD_SLICE=" + legacy_owner_slice_name(owner)}};
         for (const auto& unit : owner_units(owner, units)) {
             terms.push_back(systemd_term(unit));
         }

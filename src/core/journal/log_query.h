@@ -28,7 +28,9 @@ namespace nr::core {
 //   _SYSTEMD_UNIT=U                       (the launcher and anything else in U)
 // An owner: the helper's and the gateway's records with
 // NATIVE_RUNTIME_OWNER=O, whatever runs
-// in the owner's slice (_SYSTEMD_SLICE=native-runtime-O.slice), and
+// in the owner's slice (_SYSTEMD_SLICE=nativeruntime-O.slice, or its name
+// before the rename, native-runtime-O.slice: only systemd places units in
+// a slice, and only the helper asks it for these), and
 // systemd's records about each of `units` that is one of O's session units.
 std::vector<std::vector<std::string>> session_log_terms(const std::string& owner, const std::string& chat,
                                                         const std::set<std::string>& units = {});

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Limits shared by all of one owner's sessions. Every session of an owner
-// runs in native-runtime-<owner>.slice, so a cap on that slice bounds the
+// runs in nativeruntime-<owner>.slice, so a cap on that slice bounds the
 // owner as a whole, whatever each session's own limits add up to.
 
 #include "core/config/config.h"
