@@ -294,3 +294,90 @@ TEST(AFailureThrownByAVerb, BecomesTheTablesStatusInsteadOfTerminate)
     EXPECT_NE(err.find("native-runtimectl: org.metis.NativeRuntime1.Error.AccessDenied: no\n"), std::string::npos)
         << err;
 }
+
+namespace {
+
+// What parse() prints on stderr for a command line it refuses.
+std::string parse_error(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "native-runtimectl");
+    std::vector<char*> argv;
+    for (auto& arg : args) {
+        argv.push_back(arg.data());
+    }
+    nr::ctl::Cli cli;
+    testing::internal::CaptureStderr();
+    testing::internal::CaptureStdout();
+    cli.parse(static_cast<int>(argv.size()), argv.data());
+    testing::internal::GetCapturedStdout();
+    return testing::internal::GetCapturedStderr();
+}
+
+} // namespace
+
+TEST(NoVerb, MeansListAsWithSystemctl)
+{
+    EXPECT_EQ(parse_status({}), -1) << "goes on to run `list`";
+    EXPECT_EQ(parse_status({"--help"}), 0);
+    EXPECT_EQ(parse_status({"no-such-verb"}), 64);
+    EXPECT_EQ(parse_status({"file"}), 64) << "a group verb still needs its subverb";
+}
+
+TEST(ASessionNamedPositionally, WorksWhereverTheFlagsDo)
+{
+    EXPECT_EQ(parse_status({"status", "alice/c1"}), -1);
+    EXPECT_EQ(parse_status({"status", "native-runtime-alice-c1.service"}), -1);
+    EXPECT_EQ(parse_status({"stop", "alice/c1", "--no-block"}), -1);
+    EXPECT_EQ(parse_status({"logs", "alice"}), -1);
+    EXPECT_EQ(parse_status({"logs", "alice/c1", "-n", "5"}), -1);
+    EXPECT_EQ(parse_status({"logs", "native-runtime-alice-c1.service"}), -1);
+    EXPECT_EQ(parse_status({"file", "read", "alice/c1", "notes.txt"}), -1);
+    EXPECT_EQ(parse_status({"file", "write", "alice/c1", "--area", "home", "notes.txt"}), -1);
+    EXPECT_EQ(parse_status({"file", "begin-edit", "alice/c1", "--job", "j", "a/b.txt"}), -1);
+    EXPECT_EQ(parse_status({"file", "record-edit", "alice/c1", "--job", "j", "--handle", "-"}), -1);
+    EXPECT_EQ(parse_status({"file", "revert", "alice/c1", "--job", "j", "--receipt", "r"}), -1);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "alice/c1", "--", "true"}), -1);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "--", "alice/c1", "ls", "-l"}), -1);
+}
+
+TEST(ASessionNamedWithFlags, StillWorks)
+{
+    EXPECT_EQ(parse_status({"status", "--owner", "alice", "--chat", "c1"}), -1);
+    EXPECT_EQ(parse_status({"logs", "--owner", "alice"}), -1);
+    EXPECT_EQ(parse_status({"file", "read", "--owner", "alice", "--chat", "c1", "notes.txt"}), -1)
+        << "a lone word is the path, not the session";
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "shell", "--", "a/b", "x"}), -1)
+        << "with both flags every positional word is the command";
+}
+
+TEST(APositionalAndAFlagThatDisagree, IsAUsageErrorThatSaysSo)
+{
+    EXPECT_EQ(parse_status({"status", "alice/c1", "--owner", "bob"}), 64);
+    EXPECT_EQ(parse_status({"stop", "alice/c1", "--chat", "c2"}), 64);
+    EXPECT_EQ(parse_status({"logs", "alice", "--owner", "bob"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "alice/c1", "--chat", "c2", "f"}), 64);
+    EXPECT_EQ(parse_status({"status", "alice/c1", "--owner", "alice", "--chat", "c1"}), -1)
+        << "flags that agree are fine";
+    const auto err = parse_error({"status", "alice/c1", "--owner", "bob"});
+    EXPECT_NE(err.find("alice/c1 names owner alice, but --owner names bob"), std::string::npos) << err;
+}
+
+TEST(AMalformedPositionalSession, IsAUsageErrorThatNamesTheProblem)
+{
+    EXPECT_EQ(parse_status({"status", "alice"}), 64);
+    EXPECT_EQ(parse_status({"status", "alice/"}), 64);
+    EXPECT_EQ(parse_status({"stop", "/c1"}), 64);
+    EXPECT_EQ(parse_status({"stop", "a/b/c"}), 64);
+    EXPECT_EQ(parse_status({"status", "bad=id/c1"}), 64);
+    EXPECT_EQ(parse_status({"logs", "bad=id"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "a/b/c", "f"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "alice/c1", "f", "g"}), 64);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "--", "true"}), 64);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "alice/c1"}), 64) << "no command";
+    EXPECT_EQ(parse_status({"status"}), 64);
+    EXPECT_EQ(parse_status({"stop", "--owner", "alice"}), 64);
+    EXPECT_NE(parse_error({"stop", "a/b/c"}).find("more than one '/'"), std::string::npos);
+    EXPECT_NE(parse_error({"status", "alice/"}).find("empty chat"), std::string::npos);
+    EXPECT_NE(parse_error({"status", "bad=id/c1"}).find("invalid owner"), std::string::npos);
+    EXPECT_NE(parse_error({"status"}).find("no session given"), std::string::npos);
+}
