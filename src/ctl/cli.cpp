@@ -6,6 +6,7 @@
 #include "ctl/exit_status.h"
 #include "ctl/file_commands.h"
 #include "ctl/operator_commands.h"
+#include "ctl/session_args.h"
 #include "version/version.h"
 
 #include <array>
@@ -53,16 +54,10 @@ void add_json_flag(CLI::App& cmd, std::string& mode)
         ->check(CLI::IsMember({"short", "pretty"}));
 }
 
-void add_owner_chat(CLI::App& cmd, std::string& owner, std::string& chat)
-{
-    cmd.add_option("--owner", owner, "Owner id")->required()->check(id_check(core::IdKind::Owner));
-    cmd.add_option("--chat", chat, "Chat id")->required()->check(id_check(core::IdKind::Chat));
-}
-
 void add_run_options(CLI::App& cmd, Options& o)
 {
     auto& run = o.run;
-    add_owner_chat(cmd, run.owner, run.chat);
+    add_run_session(cmd, run.owner, run.chat, run.command);
     cmd.add_option("--job", run.job, "Job id")->check(id_check(core::IdKind::Job));
     cmd.add_option("--adapter", run.adapter, "Adapter profile name")
         ->required()
@@ -72,14 +67,17 @@ void add_run_options(CLI::App& cmd, Options& o)
     cmd.add_option("--env", run.env, "NAME=VALUE, or NAME to copy the value from this environment")
         ->check(text_check());
     cmd.add_flag("-q,--quiet", run.quiet, "Do not print the unit's name nor admission waits on stderr");
-    cmd.add_option("command", run.command, "Command and arguments")->required()->check(text_check());
+    cmd.add_option("command", run.command,
+                   "[OWNER/CHAT] (without --owner and --chat), then the command and its arguments")
+        ->required()
+        ->check(text_check());
     cmd.allow_extras(false);
     cmd.positionals_at_end(true);
 }
 
 void add_stop_options(CLI::App& cmd, Options& o)
 {
-    add_owner_chat(cmd, o.stop.owner, o.stop.chat);
+    add_session(cmd, o.stop.owner, o.stop.chat);
     cmd.add_flag("--no-block", o.stop.no_block, "Return once the stop is requested, without waiting");
 }
 
@@ -98,15 +96,14 @@ void add_dropin_options(CLI::App& cmd, DropinOptions& options)
 
 void add_status_options(CLI::App& cmd, Options& o)
 {
-    add_owner_chat(cmd, o.status.owner, o.status.chat);
+    add_session(cmd, o.status.owner, o.status.chat);
     add_json_flag(cmd, o.status.json);
 }
 
 void add_logs_options(CLI::App& cmd, Options& o)
 {
     auto& logs = o.logs;
-    cmd.add_option("--owner", logs.owner, "Owner id")->required()->check(id_check(core::IdKind::Owner));
-    cmd.add_option("--chat", logs.chat, "Chat id")->check(id_check(core::IdKind::Chat));
+    add_owner_sessions(cmd, logs.owner, logs.chat);
     cmd.add_option_function<std::size_t>(
            "-n,--lines", [&logs](std::size_t n) { logs.lines = n; },
            "Show at most this many of the newest records (read from the tail)")
@@ -128,9 +125,9 @@ void add_preflight_options(CLI::App& cmd, Options& o)
     cmd.add_option("--user", o.preflight.user, "User the canary session runs as");
 }
 
+// The session's flags come with the positional that names it (session_args.h).
 void add_file_common(CLI::App& cmd, FileOptions& o, bool with_job)
 {
-    add_owner_chat(cmd, o.owner, o.chat);
     if (with_job) {
         cmd.add_option("--job", o.job, "Job id")->required()->check(id_check(core::IdKind::Job));
     }
@@ -141,12 +138,13 @@ void add_file_in_area(CLI::App& cmd, FileOptions& o)
 {
     add_file_common(cmd, o, false);
     cmd.add_option("--area", o.area, "workspace or home");
-    cmd.add_option("relpath", o.relpath, "Path relative to the area")->required();
+    add_session_and_argument(cmd, o.owner, o.chat, o.relpath, "RELPATH: the path relative to the area");
 }
 
 void add_receipt_options(CLI::App& cmd, FileOptions& o)
 {
     add_file_common(cmd, o, true);
+    add_session(cmd, o.owner, o.chat);
     cmd.add_option("--receipt", o.receipt, "Receipt file (- for stdin)")->required();
 }
 
@@ -179,12 +177,14 @@ constexpr std::array kVerbs{
     Verb{"file begin-edit", "Before an edit: snapshot the file (or its absence); print a handle",
          [](CLI::App& cmd, Options& o) {
              add_file_common(cmd, o.begin, true);
-             cmd.add_option("relpath", o.begin.relpath, "Path relative to the chat's workspace")->required();
+             add_session_and_argument(cmd, o.begin.owner, o.begin.chat, o.begin.relpath,
+                                      "RELPATH: the path relative to the chat's workspace");
          },
          [](const Options& o) { return file_begin_edit(o.begin); }},
     Verb{"file record-edit", "After the edit: consume the handle; print the receipt",
          [](CLI::App& cmd, Options& o) {
              add_file_common(cmd, o.record, true);
+             add_session(cmd, o.record.owner, o.record.chat);
              cmd.add_option("--handle", o.record.handle, "Handle file from begin-edit (- for stdin)")->required();
          },
          [](const Options& o) { return file_record_edit(o.record); }},
@@ -226,7 +226,8 @@ Cli::Cli()
       options_(std::make_unique<Options>())
 {
     app_.set_version_flag("--version", version::describe("native-runtimectl"));
-    app_.require_subcommand(1);
+    // No verb means `list`, as with systemctl and machinectl (parse()).
+    app_.require_subcommand(0, 1);
     for (const auto& verb : kVerbs) {
         auto* cmd = parent_of(app_, verb.path).add_subcommand(name_of(verb.path), verb.description);
         if (verb.add_options != nullptr) {
@@ -248,6 +249,9 @@ std::optional<int> Cli::parse(int argc, char** argv)
 {
     try {
         app_.parse(argc, argv);
+        if (!chosen_) {
+            chosen_ = [this] { return list_sessions(options_->list); };
+        }
         return std::nullopt;
     } catch (const CLI::CallForHelp& e) {
         return app_.exit(e);

@@ -3,7 +3,7 @@
 // native-runtimectl's whole command line: one table of verbs, each with its
 // options and the function that runs it. main() parses and dispatches; the
 // CLI surface test (tests/ctl) walks the same App to check the man page and
-// bash completion.
+// the bash, zsh and fish completions. No verb means `list`.
 
 #include <CLI/CLI.hpp>
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // native-runtimectl's command-line surface, read from the program's own
 // CLI11 App (ctl::Cli): every verb and option is in the man page and the
-// bash completion (a verb added to the code and not to the docs fails here),
+// bash, zsh and fish completions (a verb added to the code and not to the
+// docs fails here),
 // bad input is a usage error while parsing, and every failure a verb
 // throws maps through the one exit table.
 
@@ -175,6 +176,133 @@ TEST(TheBashCompletion, OffersEveryOptionOfEveryVerb)
     }
 }
 
+namespace {
+
+// What a completion file offers: verb paths, and each verb's options.
+struct Offered {
+    std::set<std::string> verbs;
+    std::map<std::string, std::set<std::string>> options;
+};
+
+// zsh: 'NAME:description' entries of the verbs=( ) and file_verbs=( )
+// arrays; per verb, the option specs ('--owner=[...]', '(-q)--quiet[...]',
+// '*--env=[...]') between its case label ("(stop)", "('file read')") and ";;".
+Offered zsh_offered(const std::string& text)
+{
+    Offered out;
+    for (const auto& [array, prefix] : {std::pair{"verbs", ""}, std::pair{"file_verbs", "file "}}) {
+        const auto start = text.find(std::string("\n  ") + array + "=(");
+        const auto end = text.find("\n  )", start);
+        if (start == std::string::npos || end == std::string::npos) {
+            continue;
+        }
+        const auto block = text.substr(start, end - start);
+        const std::regex entry(R"re(\n\s*'([a-z-]+):)re");
+        for (std::sregex_iterator it(block.begin(), block.end(), entry), last; it != last; ++it) {
+            out.verbs.insert(prefix + (*it)[1].str());
+        }
+    }
+    const std::regex label(R"re(^\s*\('?([a-z][a-z -]*)'?\)\s*$)re");
+    const std::regex end_of_label(R"re(^\s*;;\s*$)re");
+    const std::regex spec(R"re('(?:\([^)]*\))?\*?(--?[A-Za-z][A-Za-z-]*))re");
+    std::istringstream in(text);
+    std::string verb;
+    for (std::string line; std::getline(in, line);) {
+        std::smatch match;
+        if (std::regex_match(line, match, label)) {
+            verb = match[1];
+            out.options[verb];
+        } else if (std::regex_match(line, end_of_label)) {
+            verb.clear();
+        } else if (!verb.empty()) {
+            for (std::sregex_iterator it(line.begin(), line.end(), spec), last; it != last; ++it) {
+                out.options[verb].insert((*it)[1].str());
+            }
+        }
+    }
+    return out;
+}
+
+// fish: `complete ... -n __fish_native_runtimectl_no_verb -a NAME` offers a
+// verb (`..._file_verb` a file verb); a line with
+// `-n '__fish_native_runtimectl_verb VERB'` offers its -s X and -l NAME.
+Offered fish_offered(const std::string& text)
+{
+    Offered out;
+    const std::regex verb_line(R"re(-n __fish_native_runtimectl_(no|file)_verb -a ([a-z-]+))re");
+    const std::regex option_line(R"re(-n '__fish_native_runtimectl_verb ([a-z -]+)')re");
+    const std::regex option(R"re(\s-([sl]) ([A-Za-z][A-Za-z-]*))re");
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        std::smatch match;
+        if (std::regex_search(line, match, verb_line)) {
+            out.verbs.insert((match[1] == "file" ? "file " : "") + match[2].str());
+        } else if (std::regex_search(line, match, option_line)) {
+            auto& options = out.options[match[1]];
+            for (std::sregex_iterator it(line.begin(), line.end(), option), last; it != last; ++it) {
+                options.insert(((*it)[1] == "s" ? "-" : "--") + (*it)[2].str());
+            }
+        }
+    }
+    return out;
+}
+
+void expect_same_verbs_and_every_option(const Offered& offered, const std::string& shell)
+{
+    std::set<std::string> program;
+    for (const auto& verb : program_verbs()) {
+        program.insert(verb.path);
+        EXPECT_EQ(offered.verbs.count(verb.path), 1U)
+            << "verb missing from the " << shell << " completion: " << verb.path;
+        if (verb.has_subverbs) {
+            continue;
+        }
+        const auto found = offered.options.find(verb.path);
+        if (verb.options.empty() && found == offered.options.end()) {
+            continue;
+        }
+        ASSERT_NE(found, offered.options.end())
+            << "no options for " << verb.path << " in the " << shell << " completion";
+        for (const auto& option : verb.options) {
+            EXPECT_EQ(found->second.count(option), 1U)
+                << "option missing from the " << shell << " completion: " << verb.path << ' ' << option;
+        }
+    }
+    for (const auto& path : offered.verbs) {
+        EXPECT_EQ(program.count(path), 1U)
+            << "the " << shell << " completion offers a verb the program lacks: " << path;
+    }
+}
+
+} // namespace
+
+TEST(TheZshCompletion, OffersEveryVerbAndEveryOptionOfEveryVerb)
+{
+    const auto text = read_file(NR_CTL_ZSH_COMPLETION);
+    ASSERT_EQ(text.rfind("#compdef native-runtimectl\n", 0), 0U) << "zsh's compinit reads the first line";
+    const auto offered = zsh_offered(text);
+    EXPECT_GT(offered.verbs.size(), 10U);
+    expect_same_verbs_and_every_option(offered, "zsh");
+}
+
+TEST(TheFishCompletion, OffersEveryVerbAndEveryOptionOfEveryVerb)
+{
+    const auto offered = fish_offered(read_file(NR_CTL_FISH_COMPLETION));
+    EXPECT_GT(offered.verbs.size(), 10U);
+    expect_same_verbs_and_every_option(offered, "fish");
+}
+
+TEST(EveryCompletion, CompletesSessionsFromListJson)
+{
+    for (const auto* path : {NR_CTL_COMPLETION, NR_CTL_ZSH_COMPLETION, NR_CTL_FISH_COMPLETION}) {
+        const auto text = read_file(path);
+        EXPECT_NE(text.find("native-runtimectl list --json=short 2>/dev/null"), std::string::npos) << path;
+        // The keys list --json writes (session_json in ctl/session_rows.cpp).
+        EXPECT_NE(text.find(R"("owner":")"), std::string::npos) << path;
+        EXPECT_NE(text.find(R"("chat":")"), std::string::npos) << path;
+    }
+}
+
 TEST(TheManPage, HasASynopsisWithEveryOptionOfEveryVerb)
 {
     const auto man = read_file(NR_CTL_MAN_PAGE);
@@ -293,4 +421,91 @@ TEST(AFailureThrownByAVerb, BecomesTheTablesStatusInsteadOfTerminate)
         << err;
     EXPECT_NE(err.find("native-runtimectl: org.metis.NativeRuntime1.Error.AccessDenied: no\n"), std::string::npos)
         << err;
+}
+
+namespace {
+
+// What parse() prints on stderr for a command line it refuses.
+std::string parse_error(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "native-runtimectl");
+    std::vector<char*> argv;
+    for (auto& arg : args) {
+        argv.push_back(arg.data());
+    }
+    nr::ctl::Cli cli;
+    testing::internal::CaptureStderr();
+    testing::internal::CaptureStdout();
+    cli.parse(static_cast<int>(argv.size()), argv.data());
+    testing::internal::GetCapturedStdout();
+    return testing::internal::GetCapturedStderr();
+}
+
+} // namespace
+
+TEST(NoVerb, MeansListAsWithSystemctl)
+{
+    EXPECT_EQ(parse_status({}), -1) << "goes on to run `list`";
+    EXPECT_EQ(parse_status({"--help"}), 0);
+    EXPECT_EQ(parse_status({"no-such-verb"}), 64);
+    EXPECT_EQ(parse_status({"file"}), 64) << "a group verb still needs its subverb";
+}
+
+TEST(ASessionNamedPositionally, WorksWhereverTheFlagsDo)
+{
+    EXPECT_EQ(parse_status({"status", "alice/c1"}), -1);
+    EXPECT_EQ(parse_status({"status", "native-runtime-alice-c1.service"}), -1);
+    EXPECT_EQ(parse_status({"stop", "alice/c1", "--no-block"}), -1);
+    EXPECT_EQ(parse_status({"logs", "alice"}), -1);
+    EXPECT_EQ(parse_status({"logs", "alice/c1", "-n", "5"}), -1);
+    EXPECT_EQ(parse_status({"logs", "native-runtime-alice-c1.service"}), -1);
+    EXPECT_EQ(parse_status({"file", "read", "alice/c1", "notes.txt"}), -1);
+    EXPECT_EQ(parse_status({"file", "write", "alice/c1", "--area", "home", "notes.txt"}), -1);
+    EXPECT_EQ(parse_status({"file", "begin-edit", "alice/c1", "--job", "j", "a/b.txt"}), -1);
+    EXPECT_EQ(parse_status({"file", "record-edit", "alice/c1", "--job", "j", "--handle", "-"}), -1);
+    EXPECT_EQ(parse_status({"file", "revert", "alice/c1", "--job", "j", "--receipt", "r"}), -1);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "alice/c1", "--", "true"}), -1);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "--", "alice/c1", "ls", "-l"}), -1);
+}
+
+TEST(ASessionNamedWithFlags, StillWorks)
+{
+    EXPECT_EQ(parse_status({"status", "--owner", "alice", "--chat", "c1"}), -1);
+    EXPECT_EQ(parse_status({"logs", "--owner", "alice"}), -1);
+    EXPECT_EQ(parse_status({"file", "read", "--owner", "alice", "--chat", "c1", "notes.txt"}), -1)
+        << "a lone word is the path, not the session";
+    EXPECT_EQ(parse_status({"run", "--owner", "a", "--chat", "c", "--adapter", "shell", "--", "a/b", "x"}), -1)
+        << "with both flags every positional word is the command";
+}
+
+TEST(APositionalAndAFlagThatDisagree, IsAUsageErrorThatSaysSo)
+{
+    EXPECT_EQ(parse_status({"status", "alice/c1", "--owner", "bob"}), 64);
+    EXPECT_EQ(parse_status({"stop", "alice/c1", "--chat", "c2"}), 64);
+    EXPECT_EQ(parse_status({"logs", "alice", "--owner", "bob"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "alice/c1", "--chat", "c2", "f"}), 64);
+    EXPECT_EQ(parse_status({"status", "alice/c1", "--owner", "alice", "--chat", "c1"}), -1)
+        << "flags that agree are fine";
+    const auto err = parse_error({"status", "alice/c1", "--owner", "bob"});
+    EXPECT_NE(err.find("alice/c1 names owner alice, but --owner names bob"), std::string::npos) << err;
+}
+
+TEST(AMalformedPositionalSession, IsAUsageErrorThatNamesTheProblem)
+{
+    EXPECT_EQ(parse_status({"status", "alice"}), 64);
+    EXPECT_EQ(parse_status({"status", "alice/"}), 64);
+    EXPECT_EQ(parse_status({"stop", "/c1"}), 64);
+    EXPECT_EQ(parse_status({"stop", "a/b/c"}), 64);
+    EXPECT_EQ(parse_status({"status", "bad=id/c1"}), 64);
+    EXPECT_EQ(parse_status({"logs", "bad=id"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "a/b/c", "f"}), 64);
+    EXPECT_EQ(parse_status({"file", "read", "alice/c1", "f", "g"}), 64);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "--", "true"}), 64);
+    EXPECT_EQ(parse_status({"run", "--adapter", "shell", "alice/c1"}), 64) << "no command";
+    EXPECT_EQ(parse_status({"status"}), 64);
+    EXPECT_EQ(parse_status({"stop", "--owner", "alice"}), 64);
+    EXPECT_NE(parse_error({"stop", "a/b/c"}).find("more than one '/'"), std::string::npos);
+    EXPECT_NE(parse_error({"status", "alice/"}).find("empty chat"), std::string::npos);
+    EXPECT_NE(parse_error({"status", "bad=id/c1"}).find("invalid owner"), std::string::npos);
+    EXPECT_NE(parse_error({"status"}).find("no session given"), std::string::npos);
 }

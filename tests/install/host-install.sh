@@ -75,7 +75,8 @@ for f in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed 
   "$unitdir/nativeruntime.slice" /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
   /usr/lib/tmpfiles.d/native-runtime.conf /usr/share/man/man1/native-runtimectl.1.gz \
-  /usr/share/bash-completion/completions/native-runtimectl; do
+  /usr/share/bash-completion/completions/native-runtimectl /usr/share/zsh/vendor-completions/_native-runtimectl \
+  /usr/share/fish/vendor_completions.d/native-runtimectl.fish; do
   check "installed: $f" test -e "$f"
 done
 # Version identity: every binary names the package's version, and the helper

@@ -2,8 +2,9 @@
 // native-runtimectl's conventions against the real helper and systemd:
 // `run` names its unit on stderr as systemd-run does (-q silences it),
 // `stop` returns once the session's processes are gone, `list --no-legend`
-// drops the table's legend, and every --json output parses with Python's
-// json module, short and pretty.
+// drops the table's legend, every --json output parses with Python's json
+// module, short and pretty, a session can be named as OWNER/CHAT or by its
+// unit name, and no verb means `list`.
 
 #include "fixture.h"
 
@@ -129,4 +130,34 @@ TEST(ListWithNoLegend, PrintsTheRowsAlone)
     EXPECT_NE(without.out.find(unit), std::string::npos) << without.out;
     EXPECT_EQ(run({kCtl, "stop", "--owner", "conv", "--chat", "legend"}).status, 0);
     session.wait();
+}
+
+TEST(ASessionNamedPositionally, RunsIsShownAndStopsAsWithTheFlags)
+{
+    const std::string unit = "native-runtime-conv-pos.service";
+    // `run [OPTIONS] OWNER/CHAT -- COMMAND`, as `machinectl shell NAME COMMAND`.
+    Background session(
+        as_user(kWorker, {kCtl, "run", "--adapter", "shell", "conv/pos", "--", "sh", "-c", "sleep 300"}));
+    ASSERT_TRUE(eventually(30, [&] { return active_state(unit) == "active"; }));
+
+    const auto status = run({kCtl, "status", "conv/pos", "--json"});
+    EXPECT_EQ(status.status, 0) << status.err;
+    EXPECT_EQ(python_json(status.out, "[doc['owner'], doc['chat']]").out, "[\"conv\", \"pos\"]\n") << status.out;
+    const auto by_unit = run({kCtl, "status", unit, "--json"});
+    EXPECT_EQ(by_unit.status, 0) << by_unit.err;
+    EXPECT_EQ(python_json(by_unit.out, "doc['unit']").out, "\"" + unit + "\"\n") << by_unit.out;
+    const auto listed = run({kCtl});
+    EXPECT_EQ(listed.status, 0) << listed.err;
+    EXPECT_NE(listed.out.find("pos"), std::string::npos) << "no verb lists: " << listed.out;
+
+    const auto conflict = run(as_user(kWorker, {kCtl, "stop", "conv/pos", "--owner", "other"}));
+    EXPECT_EQ(conflict.status, 64) << conflict.err;
+    EXPECT_NE(conflict.err.find("but --owner names other"), std::string::npos) << conflict.err;
+    EXPECT_EQ(active_state(unit), "active") << "a usage error stops nothing";
+
+    const auto stop = run(as_user(kWorker, {kCtl, "stop", "conv/pos"}));
+    EXPECT_EQ(stop.status, 0) << stop.err;
+    const auto state = active_state(unit);
+    EXPECT_TRUE(state == "inactive" || state == "failed" || unit_property(unit, "LoadState") == "not-found") << state;
+    EXPECT_NE(session.wait().status, 0) << "the stopped session's run ends with a signal's status";
 }
