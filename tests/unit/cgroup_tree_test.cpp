@@ -14,7 +14,8 @@ using namespace std::string_literals;
 
 namespace {
 
-constexpr const char* kUnit = "/native.slice/native-runtime.slice/native-runtime-alice.slice/native-runtime-alice-c1.service";
+constexpr const char* kUnit =
+    "/native.slice/native-runtime.slice/native-runtime-alice.slice/native-runtime-alice-c1.service";
 
 CgroupProcess process(std::string cgroup, std::uint32_t pid, std::string cmdline)
 {
@@ -25,8 +26,12 @@ CgroupProcess process(std::string cgroup, std::uint32_t pid, std::string cmdline
 
 TEST(TheProcessTree, StartsWithTheControlGroupAndDrawsItsProcessesByPid)
 {
-    const auto lines = cgroup_tree_lines(
-        kUnit, {process("", 30, "sleep\0"s "60\0"s), process("", 10, "native-runtime-launch\0ref\0"s)}, {});
+    const auto lines = cgroup_tree_lines(kUnit,
+                                         {process("", 30,
+                                                  "sleep\0"s
+                                                  "60\0"s),
+                                          process("", 10, "native-runtime-launch\0ref\0"s)},
+                                         {});
     const std::vector<std::string> expected{kUnit, "├─10 native-runtime-launch ref", "└─30 sleep 60"};
     EXPECT_EQ(lines, expected);
 }
@@ -37,8 +42,8 @@ TEST(TheProcessTree, DrawsSubGroupsAfterTheProcessesWithTheBarsOfTheLevelsAbove)
                                          {process("payload/inner", 40, "b\0"s), process("payload", 20, "a\0"s),
                                           process("", 10, "launch\0"s), process("zz", 50, "c\0"s)},
                                          {});
-    const std::vector<std::string> expected{kUnit,          "├─10 launch", "├─payload", "│ ├─20 a", "│ └─inner",
-                                            "│   └─40 b",   "└─zz",        "  └─50 c"};
+    const std::vector<std::string> expected{kUnit,       "├─10 launch", "├─payload", "│ ├─20 a",
+                                            "│ └─inner", "│   └─40 b",  "└─zz",      "  └─50 c"};
     EXPECT_EQ(lines, expected);
 }
 
@@ -49,8 +54,7 @@ TEST(TheProcessTree, OfAnEmptyGroupIsItsPathAlone)
 
 TEST(TheProcessTree, EscapesAnsiSequencesASessionPutInItsArgv)
 {
-    const auto lines =
-        cgroup_tree_lines(kUnit, {process("", 7, "sh\0\x1b[2J\x1b]0;title\x07\0"s)}, {});
+    const auto lines = cgroup_tree_lines(kUnit, {process("", 7, "sh\0\x1b[2J\x1b]0;title\x07\0"s)}, {});
     ASSERT_EQ(lines.size(), 2U);
     EXPECT_EQ(lines[1], "└─7 sh \\x1b[2J\\x1b]0;title\\x07");
     EXPECT_EQ(lines[1].find('\x1b'), std::string::npos);
@@ -83,7 +87,11 @@ TEST(TheProcessTree, DrawsAtMostTheLimitAndCountsTheRest)
 
 TEST(AProcessCommand, FallsBackToTheBracketedNameThenToAQuestionMark)
 {
-    EXPECT_EQ(process_command({"", 1, "sleep\0"s "60\0"s, "sleep"}), "sleep 60");
+    EXPECT_EQ(process_command({"", 1,
+                               "sleep\0"s
+                               "60\0"s,
+                               "sleep"}),
+              "sleep 60");
     EXPECT_EQ(process_command({"", 1, std::nullopt, "sleep"}), "[sleep]") << "another user's cmdline";
     EXPECT_EQ(process_command({"", 1, ""s, "kworker\x1b"}), "[kworker\\x1b]") << "empty cmdline, escaped name";
     EXPECT_EQ(process_command({"", 1, std::nullopt, std::nullopt}), "?");
