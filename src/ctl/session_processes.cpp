@@ -32,8 +32,8 @@ constexpr std::size_t kMaxCmdline = 4096;
 
 bool is_cgroup2(const char* path)
 {
-    struct statfs fs {};
-    return ::statfs(path, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+    struct statfs info {};
+    return ::statfs(path, &info) == 0 && info.f_type == CGROUP2_SUPER_MAGIC;
 }
 
 // Where systemd's own hierarchy is mounted: /sys/fs/cgroup on a v2-only
