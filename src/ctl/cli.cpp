@@ -98,6 +98,8 @@ void add_status_options(CLI::App& cmd, Options& o)
 {
     add_session(cmd, o.status.owner, o.status.chat);
     add_json_flag(cmd, o.status.json);
+    cmd.add_option("-n,--lines", o.status.lines, "Show this many of the session's newest journal records (default 10)")
+        ->type_name("N");
 }
 
 void add_logs_options(CLI::App& cmd, Options& o)

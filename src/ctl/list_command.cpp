@@ -10,14 +10,36 @@
 #include "ctl/exit_status.h"
 #include "ctl/gateway_usage_view.h"
 #include "ctl/operator_commands.h"
+#include "ctl/session_journal.h"
+#include "ctl/session_processes.h"
 #include "ctl/session_rows.h"
 #include "sys/systemd/systemd_manager.h"
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <iostream>
 
 namespace nr::ctl {
+
+namespace {
+
+// What a session wrote is cut to the terminal's width, as systemctl status
+// does; into a pipe or a file to a fixed width, so that it stays bounded.
+constexpr std::size_t kPipeColumns = 400;
+
+std::size_t output_columns()
+{
+    winsize size{};
+    if (::isatty(STDOUT_FILENO) == 1 && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+        return size.ws_col;
+    }
+    return kPipeColumns;
+}
+
+} // namespace
 
 int list_sessions(const ListOptions& options)
 {
@@ -55,12 +77,19 @@ int session_status(const StatusOptions& options)
     const auto view = read_session_view(systemd, unit, *path);
     const auto now = realtime_now_usec();
     const auto gateway = read_gateway_usage(view, now);
+    const auto processes = read_session_processes(systemd, *path);
+    const auto journal = read_session_journal(options.owner, options.chat, options.lines);
     if (options.json.empty()) {
+        const auto columns = output_columns();
         print_session_status(std::cout, view, now);
         print_gateway_usage(std::cout, gateway, view.owner);
+        print_session_processes(std::cout, processes, columns);
+        print_session_journal(std::cout, journal, columns);
     } else {
         auto json = session_json(view, now);
         json["gateway"] = gateway_usage_json(gateway);
+        add_session_processes_json(json, processes);
+        json["journal"] = session_journal_json(journal);
         std::cout << core::json_text(json, core::json_style(options.json)) << '\n';
     }
     return 0;

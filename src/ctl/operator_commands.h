@@ -30,10 +30,12 @@ int uninstall_dropins(const DropinOptions& options);
 struct StatusOptions {
     std::string owner;
     std::string chat;
-    std::string json; // empty: text; short or pretty
+    std::string json;       // empty: text; short or pretty
+    std::size_t lines = 10; // -n: the newest N journal records, as systemctl status
 };
 
-// One session as systemd sees it; throws NoSuchSession when there is none.
+// One session as systemd sees it, with its process tree and its newest
+// journal records; throws NoSuchSession when there is none.
 int session_status(const StatusOptions& options);
 
 struct LogsOptions {

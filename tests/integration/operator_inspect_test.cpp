@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 using namespace nr::itest;
@@ -18,7 +21,84 @@ void stop_and_wait(Background& session, const std::string& owner, const std::str
     session.wait();
 }
 
+// The PID of the process whose command line is exactly `cmdline`
+// (arguments each ended by NUL), or "" when there is none.
+std::string pid_with_cmdline(const std::string& cmdline)
+{
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) {
+            continue;
+        }
+        std::ifstream file(entry.path() / "cmdline", std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (text == cmdline) {
+            return name;
+        }
+    }
+    return {};
+}
+
 } // namespace
+
+TEST(StatusOfARunningSession, ShowsItsProcessTreeEscapedAndItsLastJournalRecords)
+{
+    using namespace std::string_literals;
+    const std::string unit = "native-runtime-carol-tree.service";
+    // The shell's argv carries an escape sequence that would clear the
+    // operator's screen if status printed it raw.
+    Background session(as_user(kWorker, ctl_run("carol", "tree", "shell", {"sh", "-c", "sleep 61; : '\x1b[2J'"})));
+    ASSERT_TRUE(eventually(30, [&] { return session_is_running(unit); }));
+    std::string sleep_pid;
+    ASSERT_TRUE(eventually(20, [&] {
+        return !(sleep_pid = pid_with_cmdline("sleep\0"s
+                                              "61\0"s))
+                    .empty();
+    }));
+
+    // journald may take a moment to index the helper's start record.
+    Outcome text;
+    EXPECT_TRUE(eventually(20,
+                           [&] {
+                               text = run({kCtl, "status", "--owner", "carol", "--chat", "tree", "-n", "50"});
+                               return text.out.find("started " + unit) != std::string::npos;
+                           }))
+        << text.out << text.err;
+    EXPECT_EQ(text.status, 0) << text.err;
+    const auto control_group = unit_property(unit, "ControlGroup");
+    EXPECT_NE(text.out.find("   CGroup: " + control_group + "\n"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("─" + sleep_pid + " sleep 61\n"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("sh -c sleep 61; : '\\x1b[2J'"), std::string::npos) << text.out;
+    EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << "no raw escape reaches the terminal";
+
+    const auto json = run({kCtl, "status", "--owner", "carol", "--chat", "tree", "-n", "50", "--json"});
+    EXPECT_EQ(json.status, 0) << json.err;
+    EXPECT_EQ(python_json(json.out, "[p['command'] for p in doc['processes'] if p['pid'] == " + sleep_pid + "]").out,
+              "[\"sleep 61\"]\n")
+        << json.out;
+    EXPECT_EQ(python_json(json.out, "any(r['message'].startswith('started " + unit + "') for r in doc['journal'])").out,
+              "true\n")
+        << json.out;
+
+    // -n 0 shows no records; the default shows at most 10.
+    const auto none = run({kCtl, "status", "--owner", "carol", "--chat", "tree", "-n", "0", "--json"});
+    EXPECT_EQ(python_json(none.out, "doc['journal']").out, "[]\n") << none.out;
+    const auto ten = run({kCtl, "status", "--owner", "carol", "--chat", "tree", "--json"});
+    EXPECT_EQ(python_json(ten.out, "0 < len(doc['journal']) <= 10").out, "true\n") << ten.out;
+
+    // The session's own user may not read the system journal: a hint, not a
+    // failure; the tree is still there.
+    const auto unprivileged = run(as_user(kWorker, {kCtl, "status", "--owner", "carol", "--chat", "tree"}));
+    EXPECT_EQ(unprivileged.status, 0) << unprivileged.err;
+    EXPECT_NE(unprivileged.out.find("─" + sleep_pid + " sleep 61\n"), std::string::npos) << unprivileged.out;
+    EXPECT_NE(unprivileged.out.find("\nHint: the session's journal records are shown to root"), std::string::npos)
+        << unprivileged.out;
+    const auto unprivileged_json =
+        run(as_user(kWorker, {kCtl, "status", "--owner", "carol", "--chat", "tree", "--json"}));
+    EXPECT_EQ(python_json(unprivileged_json.out, "doc['journal']").out, "null\n") << unprivileged_json.out;
+
+    stop_and_wait(session, "carol", "tree");
+}
 
 TEST(StatusOfARunningSession, ShowsOwnerChatJobAdapterStateAndCounters)
 {

@@ -93,6 +93,25 @@ void read_journal(const JournalQuery& query, const std::function<bool(const Jour
     }
 }
 
+std::vector<JournalRecord> read_journal_tail(const std::vector<std::vector<std::string>>& terms, std::size_t count)
+{
+    Journal journal;
+    sd_journal* j = journal.get();
+    add_terms(j, terms);
+    check(sd_journal_seek_tail(j), "sd_journal_seek_tail");
+    std::vector<JournalRecord> records;
+    while (records.size() < count) {
+        const int r = sd_journal_previous(j);
+        check(r, "sd_journal_previous");
+        if (r == 0) {
+            break;
+        }
+        records.push_back(current(j));
+    }
+    std::reverse(records.begin(), records.end());
+    return records;
+}
+
 bool system_journal_readable()
 {
     const Journal journal;

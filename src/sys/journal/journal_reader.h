@@ -2,9 +2,11 @@
 #pragma once
 // Reads journal records by structured fields with sd-journal, the way
 // `journalctl --since=... FIELD=value ...` does, for `status`'s gateway
-// lines; and wakes `logs -f` when the journal changes. What to match is the
-// caller's decision (core/gateway/gateway_usage.h, core/journal/log_query.h).
+// lines and its last records; and wakes `logs -f` when the journal changes.
+// What to match is the caller's decision (core/gateway/gateway_usage.h,
+// core/journal/log_query.h).
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -31,6 +33,11 @@ struct JournalQuery {
 // Calls `sink` for each matching record, oldest first; stops when it
 // returns false. Throws std::system_error when the journal cannot be read.
 void read_journal(const JournalQuery& query, const std::function<bool(const JournalRecord&)>& sink);
+
+// The newest `count` records matching `terms` (since_usec is not used),
+// oldest first, read from the tail as `journalctl -n` does. Throws
+// std::system_error when the journal cannot be read.
+std::vector<JournalRecord> read_journal_tail(const std::vector<std::vector<std::string>>& terms, std::size_t count);
 
 // Whether this process can read the system journal at all: sd-journal
 // skips files it may not open, so without this an unprivileged reader
