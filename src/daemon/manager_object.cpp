@@ -133,13 +133,9 @@ void ManagerObject::RunCanary(CanaryReply&& result, std::string run_as_user)
     refused_as_typed_error(getObject(), "RunCanary", {}, RequestKind::Session, [&] {
         const auto refusal = core::Error(ErrorKind::AccessDenied, "only root may run the preflight canary");
         switch (core::run_canary_verdict(require_caller_uid(getObject()))) {
-        case core::OperatorVerdict::Allowed:
-            start_canary(std::move(result), run_as_user);
-            return;
-        case core::OperatorVerdict::Refused:
-            throw refusal;
-        case core::OperatorVerdict::AskPolkit:
-            break;
+        case core::OperatorVerdict::Allowed: start_canary(std::move(result), run_as_user); return;
+        case core::OperatorVerdict::Refused: throw refusal;
+        case core::OperatorVerdict::AskPolkit: break;
         }
         ask_polkit(polkit_, getObject(), "RunCanary", core::OperatorAction::RunCanary, {}, std::move(result), refusal,
                    [this, run_as_user](CanaryReply& reply, const core::Caller& /*caller*/) {
@@ -184,10 +180,8 @@ void ManagerObject::StopSession(StopReply&& result, std::string owner, std::stri
             stop_session(ref, caller, {});
             result.returnResults();
             return;
-        case core::OperatorVerdict::Refused:
-            throw refusal;
-        case core::OperatorVerdict::AskPolkit:
-            break;
+        case core::OperatorVerdict::Refused: throw refusal;
+        case core::OperatorVerdict::AskPolkit: break;
         }
         ask_polkit(polkit_, getObject(), "StopSession", core::OperatorAction::ManageSessions, ref, std::move(result),
                    refusal, [this, ref](StopReply& reply, const core::Caller& granted) {

@@ -29,10 +29,8 @@ std::string optional_id(const auto& value)
 std::string_view polkit_action_id(OperatorAction action)
 {
     switch (action) {
-    case OperatorAction::ManageSessions:
-        return "org.metis.NativeRuntime1.manage-sessions";
-    case OperatorAction::RunCanary:
-        return "org.metis.NativeRuntime1.run-canary";
+    case OperatorAction::ManageSessions: return "org.metis.NativeRuntime1.manage-sessions";
+    case OperatorAction::RunCanary: return "org.metis.NativeRuntime1.run-canary";
     }
     fail(ErrorKind::InvalidArgument, "unknown operator action");
 }
@@ -71,14 +69,10 @@ PolkitOutcome polkit_outcome(const PolkitReply& reply)
 std::string_view polkit_outcome_name(PolkitOutcome outcome)
 {
     switch (outcome) {
-    case PolkitOutcome::Authorized:
-        return "authorized";
-    case PolkitOutcome::NotAuthorized:
-        return "not-authorized";
-    case PolkitOutcome::Challenge:
-        return "challenge";
-    case PolkitOutcome::Unavailable:
-        return "unavailable";
+    case PolkitOutcome::Authorized: return "authorized";
+    case PolkitOutcome::NotAuthorized: return "not-authorized";
+    case PolkitOutcome::Challenge: return "challenge";
+    case PolkitOutcome::Unavailable: return "unavailable";
     }
     fail(ErrorKind::InvalidArgument, "unknown polkit outcome");
 }

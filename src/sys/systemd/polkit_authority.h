@@ -42,8 +42,8 @@ public:
 
 private:
     std::unique_ptr<sdbus::IProxy> proxy_;
-    // Shared with the reply handlers, which may outlive nothing but must
-    // not touch `this` after a move-free destruction order.
+    // Shared with the reply handlers, so that they count down without
+    // holding a pointer to this object.
     std::shared_ptr<std::size_t> pending_ = std::make_shared<std::size_t>(0);
 };
 
