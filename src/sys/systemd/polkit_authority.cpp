@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace nr::sys {
@@ -57,8 +58,8 @@ void PolkitAuthority::check(const sdbus::IObject& object, core::OperatorAction a
                 --*pending;
                 core::PolkitReply reply{error_name(error)};
                 if (reply.error_name.empty()) {
-                    reply.is_authorized = result.get<0>();
-                    reply.is_challenge = result.get<1>();
+                    reply.is_authorized = std::get<0>(result);
+                    reply.is_challenge = std::get<1>(result);
                 }
                 done(reply);
             });
