@@ -33,27 +33,30 @@ namespace {
 // answer, polkit's absence included. The decision and any refusal go to the
 // journal. The call's reply waits in the check; the loop goes on meanwhile.
 template <typename Reply, typename Granted>
-void ask_polkit(sys::PolkitAuthority& polkit, const sdbus::IObject& object, std::string method,
-                core::OperatorAction action, core::SessionRef ref, Reply&& reply, core::Error refusal, Granted granted)
+void ask_polkit(sys::PolkitAuthority& polkit, const sdbus::IObject& object, const std::string& method,
+                core::OperatorAction action, const core::SessionRef& ref, Reply reply, core::Error refusal,
+                Granted granted)
 {
     auto waiting = std::make_shared<Reply>(std::move(reply));
     const auto caller = current_caller(object);
-    polkit.check(object, action, [=](const core::PolkitReply& answer) {
-        sys::write_log(core::polkit_check_record(method, action, caller, ref, answer));
-        try {
-            if (!core::polkit_grants(core::polkit_outcome(answer))) {
-                throw refusal;
-            }
-            granted(*waiting, caller);
-        } catch (const core::Error& e) {
-            sys::write_log(core::refusal_record(method, caller, e, ref, false));
-            waiting->returnError(sys::to_bus_error(e));
-        } catch (const sdbus::Error& e) {
-            waiting->returnError(e);
-        } catch (const std::exception& e) {
-            waiting->returnError(sys::bus_error("org.freedesktop.DBus.Error.Failed", e.what()));
-        }
-    });
+    polkit.check(object, action,
+                 [waiting, method, action, ref, caller, refusal = std::move(refusal),
+                  granted = std::move(granted)](const core::PolkitReply& answer) {
+                     sys::write_log(core::polkit_check_record(method, action, caller, ref, answer));
+                     try {
+                         if (!core::polkit_grants(core::polkit_outcome(answer))) {
+                             throw refusal;
+                         }
+                         granted(*waiting, caller);
+                     } catch (const core::Error& e) {
+                         sys::write_log(core::refusal_record(method, caller, e, ref, false));
+                         waiting->returnError(sys::to_bus_error(e));
+                     } catch (const sdbus::Error& e) {
+                         waiting->returnError(e);
+                     } catch (const std::exception& e) {
+                         waiting->returnError(sys::bus_error("org.freedesktop.DBus.Error.Failed", e.what()));
+                     }
+                 });
 }
 
 } // namespace

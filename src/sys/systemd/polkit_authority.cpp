@@ -38,7 +38,7 @@ PolkitAuthority::PolkitAuthority(sdbus::IConnection& connection)
 
 PolkitAuthority::~PolkitAuthority() = default;
 
-void PolkitAuthority::check(const sdbus::IObject& object, core::OperatorAction action, Done done)
+void PolkitAuthority::check(const sdbus::IObject& object, core::OperatorAction action, const Done& done)
 {
     const auto sender = caller_bus_name(object);
     if (!sender) {

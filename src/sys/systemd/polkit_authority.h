@@ -34,7 +34,7 @@ public:
     // absent, failed or did not answer in time; never when this object
     // goes first (the call is then cancelled).
     using Done = std::function<void(const core::PolkitReply& reply)>;
-    void check(const sdbus::IObject& object, core::OperatorAction action, Done done);
+    void check(const sdbus::IObject& object, core::OperatorAction action, const Done& done);
 
     // Checks sent and not yet answered (the helper does not exit on idle
     // while one waits).
