@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,17 @@ protected:
 };
 
 } // namespace
+
+TEST_F(PolkitTest, KnowsTheInstalledActionsWithAuthAdminKeepForActiveSessionsOnly)
+{
+    for (const auto* action : {kManageSessions, kRunCanary}) {
+        const auto shown = run({"pkaction", "--verbose", "--action-id", action});
+        EXPECT_EQ(shown.status, 0) << action << ": " << shown.err;
+        EXPECT_TRUE(std::regex_search(shown.out, std::regex("implicit any: +no\n"))) << shown.out;
+        EXPECT_TRUE(std::regex_search(shown.out, std::regex("implicit inactive: +no\n"))) << shown.out;
+        EXPECT_TRUE(std::regex_search(shown.out, std::regex("implicit active: +auth_admin_keep\n"))) << shown.out;
+    }
+}
 
 TEST_F(PolkitTest, AUserGrantedManageSessionsStopsAnotherOwnersSession)
 {
