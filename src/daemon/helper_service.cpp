@@ -41,7 +41,8 @@ void HelperService::housekeeping()
 
 bool HelperService::unoccupied() const
 {
-    return sessions_.empty() && claims_.empty() && !gate_.canary_running() && pipeline_.empty();
+    return sessions_.empty() && claims_.empty() && !gate_.canary_running() && pipeline_.empty() &&
+           manager_.authorizations_pending() == 0;
 }
 
 bool HelperService::idle(std::chrono::steady_clock::time_point now) const

@@ -42,7 +42,8 @@ public:
     void housekeeping();
 
     // True when nothing would be lost by exiting: no session to report on,
-    // no launch spec waiting, no request for idle_timeout_sec.
+    // no launch spec waiting, no polkit check waiting, no request for
+    // idle_timeout_sec.
     [[nodiscard]] bool idle(std::chrono::steady_clock::time_point now) const;
     // When housekeeping next has something to do that no bus event will
     // announce: a launch spec's deadline, the canary's, or the idle exit.

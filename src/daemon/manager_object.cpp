@@ -8,6 +8,7 @@
 #include "core/bus/start_options.h"
 #include "core/journal/journal_fields.h"
 #include "core/journal/log_event.h"
+#include "core/plan/operator_authorization.h"
 #include "daemon/handler_steps.h"
 #include "daemon/request_log.h"
 #include "sys/base/journal_writer.h"
@@ -16,16 +17,55 @@
 #include "sys/host/identity.h"
 #include "version/version.h"
 
+#include <memory>
+#include <utility>
+
 namespace nr::daemon {
 
 using core::ErrorKind;
 using core::fail;
 
+namespace {
+
+// For a call today's rule refuses: asks polkit for `action` and, once it
+// answers, runs `granted` (which replies) when polkit authorized the
+// caller, or replies `refusal` (today's error, unchanged) for any other
+// answer, polkit's absence included. The decision and any refusal go to the
+// journal. The call's reply waits in the check; the loop goes on meanwhile.
+template <typename Reply, typename Granted>
+void ask_polkit(sys::PolkitAuthority& polkit, const sdbus::IObject& object, const std::string& method,
+                core::OperatorAction action, const core::SessionRef& ref, Reply reply, core::Error refusal,
+                Granted granted)
+{
+    auto waiting = std::make_shared<Reply>(std::move(reply));
+    const auto caller = current_caller(object);
+    polkit.check(object, action,
+                 [waiting, method, action, ref, caller, refusal = std::move(refusal),
+                  granted = std::move(granted)](const core::PolkitReply& answer) {
+                     sys::write_log(core::polkit_check_record(method, action, caller, ref, answer));
+                     try {
+                         if (!core::polkit_grants(core::polkit_outcome(answer))) {
+                             throw refusal;
+                         }
+                         granted(*waiting, caller);
+                     } catch (const core::Error& e) {
+                         sys::write_log(core::refusal_record(method, caller, e, ref, false));
+                         waiting->returnError(sys::to_bus_error(e));
+                     } catch (const sdbus::Error& e) {
+                         waiting->returnError(e);
+                     } catch (const std::exception& e) {
+                         waiting->returnError(sys::bus_error("org.freedesktop.DBus.Error.Failed", e.what()));
+                     }
+                 });
+}
+
+} // namespace
+
 ManagerObject::ManagerObject(sdbus::IConnection& connection, const core::Config& config, sys::SystemdManager& systemd,
                              const SessionRegistry& sessions, PreflightGate& gate, StartPipeline& pipeline,
                              Activity& activity)
     : AdaptorInterfaces(connection, sdbus::ObjectPath{core::kObjectPath}), config_(config), systemd_(systemd),
-      sessions_(sessions), gate_(gate), pipeline_(pipeline), activity_(activity)
+      sessions_(sessions), gate_(gate), pipeline_(pipeline), activity_(activity), polkit_(connection)
 {
     registerAdaptor();
 }
@@ -94,49 +134,86 @@ void ManagerObject::RunCanary(CanaryReply&& result, std::string run_as_user)
 {
     activity_.touch();
     refused_as_typed_error(getObject(), "RunCanary", {}, RequestKind::Session, [&] {
-        if (require_caller_uid(getObject()) != 0) {
-            fail(ErrorKind::AccessDenied, "only root may run the preflight canary");
+        const auto refusal = core::Error(ErrorKind::AccessDenied, "only root may run the preflight canary");
+        switch (core::run_canary_verdict(require_caller_uid(getObject()))) {
+        case core::OperatorVerdict::Allowed: start_canary(std::move(result), run_as_user); return;
+        case core::OperatorVerdict::Refused: throw refusal;
+        case core::OperatorVerdict::AskPolkit: break;
         }
-        auto name = run_as_user;
-        if (name.empty()) {
-            name = !config_.callers.run_as_users.empty() ? config_.callers.run_as_users.front()
-                   : !config_.callers.users.empty()      ? config_.callers.users.front()
-                                                         : std::string("nobody");
-        }
-        const auto user = sys::lookup_user(name);
-        if (!user || user->uid == 0) {
-            fail(ErrorKind::InvalidArgument, "canary user " + name + " does not exist or is root");
-        }
-        gate_.start_canary(*user);
-        pipeline_.wait_for_verdict(std::move(result));
+        ask_polkit(polkit_, getObject(), "RunCanary", core::OperatorAction::RunCanary, {}, std::move(result), refusal,
+                   [this, run_as_user](CanaryReply& reply, const core::Caller& /*caller*/) {
+                       start_canary(std::move(reply), run_as_user);
+                   });
     });
 }
 
-void ManagerObject::StopSession(const std::string& owner, const std::string& chat)
+void ManagerObject::start_canary(CanaryReply&& result, const std::string& run_as_user)
+{
+    auto name = run_as_user;
+    if (name.empty()) {
+        name = !config_.callers.run_as_users.empty() ? config_.callers.run_as_users.front()
+               : !config_.callers.users.empty()      ? config_.callers.users.front()
+                                                     : std::string("nobody");
+    }
+    const auto user = sys::lookup_user(name);
+    if (!user || user->uid == 0) {
+        fail(ErrorKind::InvalidArgument, "canary user " + name + " does not exist or is root");
+    }
+    gate_.start_canary(*user);
+    pipeline_.wait_for_verdict(std::move(result));
+}
+
+void ManagerObject::StopSession(StopReply&& result, std::string owner, std::string chat)
 {
     activity_.touch();
     refused_as_typed_error(getObject(), "StopSession", {owner, chat, {}, {}}, RequestKind::Session, [&] {
         core::validate_id(core::IdKind::Owner, owner);
         core::validate_id(core::IdKind::Chat, chat);
-        const auto unit = core::session_unit_name(owner, chat);
-        const auto path = systemd_.unit_path(unit);
+        const core::SessionRef ref{owner, chat, {}, core::session_unit_name(owner, chat)};
+        const auto path = systemd_.unit_path(ref.unit);
         if (!path) {
             fail(ErrorKind::NoSuchSession, "no session for owner " + owner + " and chat " + chat);
         }
-        const auto caller = require_caller_uid(getObject());
-        require_session_access(systemd_, *path, caller, core::SessionAccess::OwnerOrRoot,
-                               "the session belongs to another user");
-        const auto pid = require_caller_pid(getObject());
-        auto record = core::log_record(core::LogEvent::SessionStopped, "stopping " + unit + " at the request of uid " +
-                                                                           std::to_string(caller) + " pid " +
-                                                                           std::to_string(pid));
-        core::add_session(record, {owner, chat, {}, unit});
-        record.fields.emplace_back(core::kFieldStopReason, "requested");
-        record.fields.emplace_back(core::kFieldCallerUid, std::to_string(caller));
-        record.fields.emplace_back(core::kFieldCallerPid, std::to_string(pid));
-        sys::write_log(record);
-        systemd_.stop(unit);
+        const auto uid = require_caller_uid(getObject());
+        const auto caller = core::Caller{uid, require_caller_pid(getObject())};
+        const auto user = systemd_.unit_property(*path, sys::kServiceInterface, "User").get<std::string>();
+        const auto refusal = core::Error(ErrorKind::AccessDenied, "the session belongs to another user");
+        switch (core::stop_session_verdict(uid, user)) {
+        case core::OperatorVerdict::Allowed:
+            stop_session(ref, caller, {});
+            result.returnResults();
+            return;
+        case core::OperatorVerdict::Refused: throw refusal;
+        case core::OperatorVerdict::AskPolkit: break;
+        }
+        ask_polkit(polkit_, getObject(), "StopSession", core::OperatorAction::ManageSessions, ref, std::move(result),
+                   refusal, [this, ref](StopReply& reply, const core::Caller& granted) {
+                       // The session may have ended while polkit decided.
+                       if (!systemd_.unit_path(ref.unit)) {
+                           fail(ErrorKind::NoSuchSession,
+                                "no session for owner " + ref.owner + " and chat " + ref.chat);
+                       }
+                       stop_session(ref, granted, "polkit");
+                       reply.returnResults();
+                   });
     });
+}
+
+void ManagerObject::stop_session(const core::SessionRef& ref, const core::Caller& caller, std::string_view granted_by)
+{
+    const auto uid = caller.uid ? std::to_string(*caller.uid) : std::string("?");
+    const auto pid = caller.pid ? std::to_string(*caller.pid) : std::string("?");
+    auto message = "stopping " + ref.unit + " at the request of uid " + uid + " pid " + pid;
+    if (!granted_by.empty()) {
+        message += " (granted by " + std::string(granted_by) + ")";
+    }
+    auto record = core::log_record(core::LogEvent::SessionStopped, message);
+    core::add_session(record, ref);
+    record.fields.emplace_back(core::kFieldStopReason, "requested");
+    record.fields.emplace_back(core::kFieldCallerUid, uid);
+    record.fields.emplace_back(core::kFieldCallerPid, pid);
+    sys::write_log(record);
+    systemd_.stop(ref.unit);
 }
 
 } // namespace nr::daemon

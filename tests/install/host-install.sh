@@ -74,6 +74,7 @@ for f in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed 
   "$unitdir/native-runtime-gateway.socket" \
   "$unitdir/nativeruntime.slice" /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
+  /usr/share/polkit-1/actions/org.metis.NativeRuntime1.policy \
   /usr/lib/tmpfiles.d/native-runtime.conf /usr/share/man/man1/native-runtimectl.1.gz \
   /usr/share/bash-completion/completions/native-runtimectl /usr/share/zsh/vendor-completions/_native-runtimectl \
   /usr/share/fish/vendor_completions.d/native-runtimectl.fish; do
@@ -142,6 +143,7 @@ check "package purged" bash -c '! dpkg-query -W -f="\${Status}" native-runtime 2
 for f in "$unitdir/native-runtimed.service" "$unitdir/nativeruntime.slice" \
   /usr/share/dbus-1/system-services/org.metis.NativeRuntime1.service \
   /usr/share/dbus-1/system.d/org.metis.NativeRuntime1.conf /usr/lib/sysusers.d/native-runtime.conf \
+  /usr/share/polkit-1/actions/org.metis.NativeRuntime1.policy \
   /usr/lib/tmpfiles.d/native-runtime.conf /etc/native-runtime/config.yaml /var/lib/native-runtime \
   /usr/libexec/native-runtime /etc/systemd/system/metis-worker.service.d/zz-native-runtime.conf \
   /etc/systemd/system/native-runtimed.service.d/zz-native-runtime.conf; do

@@ -16,6 +16,7 @@ inline constexpr const char* kSessionEnded = "f1dc0c07edd447878916d8f850eb8023";
 inline constexpr const char* kSessionRefused = "a8a2a6471bf648038cea7d70cd793637";
 inline constexpr const char* kFileOperationRefused = "afa1e46430fd47f388b24ca800e1eea1";
 inline constexpr const char* kSyscallsDenied = "234cbe6e50ab4976a731607b50444900";
+inline constexpr const char* kPolkitChecked = "35a2d9c85a3b46f58ffafa2b28ceb085";
 
 // One parsed object per line of journalctl's or `logs`' JSON output.
 std::vector<nlohmann::json> json_lines(const std::string& text);

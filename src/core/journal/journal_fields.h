@@ -56,6 +56,12 @@ inline constexpr const char* kFieldPreflightCanary = "NATIVE_RUNTIME_PREFLIGHT_C
 inline constexpr const char* kFieldReceipt = "NATIVE_RUNTIME_RECEIPT";
 inline constexpr const char* kFieldDropinUnit = "NATIVE_RUNTIME_DROPIN_UNIT";
 
+// A polkit check of an operator verb: the action id, the outcome
+// (core::polkit_outcome_name) and, when polkit did not answer, the error.
+inline constexpr const char* kFieldPolkitAction = "NATIVE_RUNTIME_POLKIT_ACTION";
+inline constexpr const char* kFieldPolkitResult = "NATIVE_RUNTIME_POLKIT_RESULT";
+inline constexpr const char* kFieldPolkitError = "NATIVE_RUNTIME_POLKIT_ERROR";
+
 // The egress gateway: one record per request (refusals beyond a burst in a
 // summary), a summary per session.
 inline constexpr const char* kFieldGatewayHost = "NATIVE_RUNTIME_GATEWAY_HOST";

@@ -39,6 +39,7 @@ constexpr std::array kEvents{
     EventInfo{LogEvent::GatewaySessionEnded, "4fc23767d38d4cf98e98dcd282c0a714", Priority::Info},
     EventInfo{LogEvent::GatewayRefusalsSummarized, "65eddd58ba2a4362a3f51b1db48bb9bd", Priority::Notice},
     EventInfo{LogEvent::GatewayFault, "d3b5a45f2ed54b01adcde41de9a487a1", Priority::Error},
+    EventInfo{LogEvent::PolkitChecked, "35a2d9c85a3b46f58ffafa2b28ceb085", Priority::Notice},
 };
 
 const EventInfo& info(LogEvent event)

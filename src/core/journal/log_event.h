@@ -37,6 +37,7 @@ enum class LogEvent {
     GatewaySessionEnded,
     GatewayRefusalsSummarized,
     GatewayFault,
+    PolkitChecked,
 };
 
 // syslog(3) levels, as PRIORITY= carries them.

@@ -29,9 +29,21 @@ auto read_current_message(const sdbus::IObject& object, Read read)
 #endif
 }
 
+// sdbus-c++ keeps the libsystemd message in a protected member (msg_ on
+// 1.x and 2.x alike) and has no getter for it; a pointer to that member,
+// formed in a derived class, is the one legal way to read it.
+struct MessageHandle : sdbus::Message {
+    static void* of(const sdbus::Message& message) { return message.*(&MessageHandle::msg_); }
+};
+
 } // namespace
 
 #if NR_SDBUS_CPP_MAJOR >= 2
+
+std::string error_name(const CallError& error)
+{
+    return error ? std::string(error->getName()) : std::string();
+}
 
 sdbus::Error bus_error(const std::string& name, const std::string& message)
 {
@@ -87,6 +99,11 @@ BusPoll bus_poll(const sdbus::IConnection& connection)
 }
 
 #else
+
+std::string error_name(const CallError& error)
+{
+    return error != nullptr ? error->getName() : std::string();
+}
 
 sdbus::Error bus_error(const std::string& name, const std::string& message)
 {
@@ -159,6 +176,12 @@ std::optional<uid_t> caller_uid(const sdbus::IObject& object)
 std::optional<pid_t> caller_pid(const sdbus::IObject& object)
 {
     return read_current_message(object, [](const sdbus::Message& message) { return message.getCredsPid(); });
+}
+
+void* current_message_handle(const sdbus::IObject& object)
+{
+    return read_current_message(object, [](const sdbus::Message& message) { return MessageHandle::of(message); })
+        .value_or(nullptr);
 }
 
 std::optional<std::string> caller_bus_name(const sdbus::IObject& object)

@@ -34,6 +34,17 @@ using BusName = sdbus::ServiceName;
 using BusName = std::string;
 #endif
 
+// What an asynchronous call's reply handler gets as its error: a pointer
+// that is null on success on 1.x, an optional on 2.x. A handler takes it as
+// its first parameter and reads it with error_name().
+#if NR_SDBUS_CPP_MAJOR >= 2
+using CallError = std::optional<sdbus::Error>;
+#else
+using CallError = const sdbus::Error*;
+#endif
+// The error's D-Bus name; empty when the call succeeded.
+std::string error_name(const CallError& error);
+
 // A D-Bus error reply named `name` (2.x wants the strong type Error::Name).
 sdbus::Error bus_error(const std::string& name, const std::string& message);
 
@@ -89,5 +100,10 @@ BusPoll bus_poll(const sdbus::IConnection& connection);
 std::optional<uid_t> caller_uid(const sdbus::IObject& object);
 std::optional<pid_t> caller_pid(const sdbus::IObject& object);
 std::optional<std::string> caller_bus_name(const sdbus::IObject& object);
+// The libsystemd message (sd_bus_message*) of the call `object` is
+// dispatching, for the few questions sdbus-c++ has no accessor for (the
+// ALLOW_INTERACTIVE_AUTHORIZATION flag); valid only while the handler
+// runs, nullptr outside one.
+void* current_message_handle(const sdbus::IObject& object);
 
 } // namespace nr::sys
