@@ -2,6 +2,7 @@
 #include "core/plan/operator_authorization.h"
 
 #include "core/journal/journal_fields.h"
+#include "test_paths.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
