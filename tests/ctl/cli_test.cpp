@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -347,9 +348,13 @@ TEST(TheManPage, DocumentsEveryExitStatusOfTheTable)
 
 namespace {
 
-// Parses a command line with the program's own table: the status parse()
-// returns, or -1 when it would go on to run the verb.
-int parse_status(std::vector<std::string> args)
+struct Parsed {
+    int status;        // parse()'s exit status, or -1 when it would go on to run the verb
+    std::string error; // what it printed on stderr
+};
+
+// Parses a command line with the program's own table.
+Parsed parse(std::vector<std::string> args)
 {
     args.insert(args.begin(), "native-runtimectl");
     std::vector<char*> argv;
@@ -361,8 +366,12 @@ int parse_status(std::vector<std::string> args)
     testing::internal::CaptureStdout();
     const auto status = cli.parse(static_cast<int>(argv.size()), argv.data());
     testing::internal::GetCapturedStdout();
-    testing::internal::GetCapturedStderr();
-    return status.value_or(-1);
+    return {status.value_or(-1), testing::internal::GetCapturedStderr()};
+}
+
+int parse_status(std::vector<std::string> args)
+{
+    return parse(std::move(args)).status;
 }
 
 } // namespace
@@ -428,17 +437,7 @@ namespace {
 // What parse() prints on stderr for a command line it refuses.
 std::string parse_error(std::vector<std::string> args)
 {
-    args.insert(args.begin(), "native-runtimectl");
-    std::vector<char*> argv;
-    for (auto& arg : args) {
-        argv.push_back(arg.data());
-    }
-    nr::ctl::Cli cli;
-    testing::internal::CaptureStderr();
-    testing::internal::CaptureStdout();
-    cli.parse(static_cast<int>(argv.size()), argv.data());
-    testing::internal::GetCapturedStdout();
-    return testing::internal::GetCapturedStderr();
+    return parse(std::move(args)).error;
 }
 
 } // namespace
