@@ -59,7 +59,9 @@ void add_owner_sessions(CLI::App& cmd, std::string& owner, std::string& chat)
 {
     add_flags(cmd, owner, chat);
     auto text = std::make_shared<std::string>();
-    auto* option = cmd.add_option("owner", *text, "The owner (or OWNER/CHAT, or a session's unit name; or --owner)")
+    // Not named "owner": CLI11 2.4 (Debian 13) refuses a positional that
+    // shares its name with the --owner flag.
+    auto* option = cmd.add_option("target", *text, "The owner (or OWNER/CHAT, or a session's unit name; or --owner)")
                        ->type_name("OWNER[/CHAT]");
     cmd.parse_complete_callback([&owner, &chat, text, option] { resolve(owner, chat, given(option, *text), false); });
 }
