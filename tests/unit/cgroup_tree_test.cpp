@@ -14,8 +14,7 @@ using namespace std::string_literals;
 
 namespace {
 
-constexpr const char* kUnit =
-    "/native.slice/native-runtime.slice/native-runtime-alice.slice/native-runtime-alice-c1.service";
+constexpr const char* kUnit = "/nativeruntime.slice/nativeruntime-alice.slice/native-runtime-alice-c1.service";
 
 CgroupProcess process(std::string cgroup, std::uint32_t pid, std::string cmdline)
 {
