@@ -170,6 +170,11 @@ bool contains(const std::string& text, const std::string& part)
     return text.find(part) != std::string::npos;
 }
 
+bool says_read_only_file_system(const std::string& text)
+{
+    return contains(text, "Read-only file system") || contains(text, "read-only file system");
+}
+
 std::string read_file(const std::string& path)
 {
     std::ifstream in(path);

@@ -102,6 +102,11 @@ std::string home_of(const std::string& owner);
 
 bool contains(const std::string& text, const std::string& part);
 
+// The EROFS message as a shell prints it: "Read-only file system" from bash
+// and coreutils (strerror), "read-only file system" from zsh, which Claude
+// Code runs its tools in wherever zsh is installed.
+bool says_read_only_file_system(const std::string& text);
+
 // The file's whole content; empty when it cannot be read.
 std::string read_file(const std::string& path);
 
