@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ctl/gateway_usage_view.h"
 
+#include "ctl/local_time.h"
 #include "sys/journal/journal_reader.h"
 
-#include <array>
-#include <ctime>
 #include <system_error>
 
 namespace nr::ctl {
 
 namespace {
-
-constexpr std::uint64_t kUsecPerSec = 1000000;
 
 std::string tally_text(const core::GatewayTally& tally)
 {
@@ -20,16 +17,6 @@ std::string tally_text(const core::GatewayTally& tally)
         text += " (" + std::to_string(tally.refused) + " refused)";
     }
     return text + ", " + core::format_bytes(tally.bytes_in) + " in, " + core::format_bytes(tally.bytes_out) + " out";
-}
-
-std::string clock_time(std::uint64_t realtime_usec)
-{
-    const auto secs = static_cast<std::time_t>(realtime_usec / kUsecPerSec);
-    std::tm tm{};
-    localtime_r(&secs, &tm);
-    std::array<char, 16> text{};
-    (void)std::strftime(text.data(), text.size(), "%H:%M:%S", &tm);
-    return text.data();
 }
 
 core::Json tally_json(const core::GatewayTally& tally)
@@ -83,7 +70,7 @@ void print_gateway_usage(std::ostream& out, const GatewayUsageView& view, const 
     if (usage.budget) {
         const auto& budget = *usage.budget;
         out << "   Budget: " << budget.used << " of " << budget.budget << " requests in " << budget.window_sec
-            << " s, as of " << clock_time(budget.as_of_usec) << '\n';
+            << " s, as of " << local_time(budget.as_of_usec, "%H:%M:%S") << '\n';
     }
 }
 

@@ -3,27 +3,13 @@
 
 #include "core/cli/journal_line.h"
 #include "core/journal/log_query.h"
+#include "ctl/local_time.h"
 
-#include <array>
-#include <ctime>
 #include <system_error>
 
 namespace nr::ctl {
 
 namespace {
-
-constexpr std::uint64_t kUsecPerSec = 1000000;
-
-// journalctl's short time, in local time.
-std::string short_time(std::uint64_t realtime_usec)
-{
-    const auto secs = static_cast<std::time_t>(realtime_usec / kUsecPerSec);
-    std::tm tm{};
-    localtime_r(&secs, &tm);
-    std::array<char, 32> text{};
-    (void)std::strftime(text.data(), text.size(), "%b %d %H:%M:%S", &tm);
-    return text.data();
-}
 
 std::string field(const sys::JournalRecord& record, const std::string& name)
 {
@@ -64,7 +50,8 @@ void print_session_journal(std::ostream& out, const SessionJournal& journal, std
     }
     out << '\n';
     for (const auto& record : journal.records) {
-        out << core::journal_short_line(short_time(record.realtime_usec), record.fields, columns) << '\n';
+        out << core::journal_short_line(local_time(record.realtime_usec, "%b %d %H:%M:%S"), record.fields, columns)
+            << '\n';
     }
 }
 
