@@ -563,8 +563,7 @@ TEST_F(AGatewayUnderAttack, ClosesATunnelWhoseClientHelloNamesAnotherHost)
         << "a handshake for " << kUpstreamName << " went through a tunnel to " << kTunnelName;
     EXPECT_EQ(value_of(lines, "control_status"), "200");
     EXPECT_EQ(value_of(lines, "control_tls"), "ok") << "control: the tunnel's own name completes the handshake";
-    EXPECT_GE(refusal_record_count(unit_of("mallorysni", "attack"), "sni-mismatch"), 1U)
-        << "no sni-mismatch record";
+    EXPECT_GE(refusal_record_count(unit_of("mallorysni", "attack"), "sni-mismatch"), 1U) << "no sni-mismatch record";
 }
 
 TEST_F(AGatewayUnderAttack, CountsThreeAcceptedRequestsExactlyAfterAFloodOfRefusedOnes)
