@@ -39,7 +39,8 @@ void ask_polkit(sys::PolkitAuthority& polkit, const sdbus::IObject& object, cons
 {
     auto waiting = std::make_shared<Reply>(std::move(reply));
     const auto caller = current_caller(object);
-    polkit.check(object, action,
+    // Callers the bus could not name share one bound.
+    polkit.check(object, caller.uid.value_or(static_cast<uid_t>(-1)), action,
                  [waiting, method, action, ref, caller, refusal = std::move(refusal),
                   granted = std::move(granted)](const core::PolkitReply& answer) {
                      sys::write_log(core::polkit_check_record(method, action, caller, ref, answer));

@@ -3,8 +3,9 @@
 // rules file the test drops in /etc/polkit-1/rules.d grants an action to one
 // user; a second user without the rule is refused with today's typed error
 // (there is no authentication agent, so auth_admin_keep cannot be met);
-// with polkit masked, everything is as on a host without polkitd; and a
-// check polkit has not answered yet blocks nobody else.
+// with polkit masked, everything is as on a host without polkitd; a check
+// polkit has not answered yet blocks nobody else; and a caller cannot stack
+// more than its bound of unanswered checks.
 
 #include "fixture.h"
 #include "journal_records.h"
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -27,6 +29,10 @@ constexpr const char* kRulesFile = "/etc/polkit-1/rules.d/10-native-runtime-test
 constexpr const char* kManageSessions = "org.metis.NativeRuntime1.manage-sessions";
 constexpr const char* kRunCanary = "org.metis.NativeRuntime1.run-canary";
 constexpr const char* kOtherOwner = "org.metis.NativeRuntime1.Error.AccessDenied: the session belongs to another user";
+// core::kPolkitPendingPerCaller and core::kPolkitLimitError
+// (src/core/plan/operator_authorization.h).
+constexpr std::size_t kPendingPerCaller = 8;
+constexpr const char* kLimitError = "org.freedesktop.DBus.Error.LimitsExceeded";
 constexpr const char* kRootOnly = "org.metis.NativeRuntime1.Error.AccessDenied: only root may run the preflight canary";
 
 // polkit's JavaScript rules (polkitd 121 and later): `action` for kOperator.
@@ -58,6 +64,29 @@ std::vector<std::string> call_helper(const std::string& method, const std::vecto
 std::vector<std::string> stop_call(const std::string& owner, const std::string& chat)
 {
     return call_helper("StopSession", {"string:" + owner, "string:" + chat});
+}
+
+// A shell that makes `count` StopSession calls of owner "polkit"'s `chat`
+// at once, each writing its exit status to DIR/N.rc and its error to
+// DIR/N.err as it ends ($1 is DIR).
+std::vector<std::string> stop_calls_at_once(const std::string& chat, std::size_t count, const std::string& dir)
+{
+    std::string script = "for i in $(seq 1 " + std::to_string(count) + "); do (";
+    for (const auto& word : stop_call("polkit", chat)) {
+        script += "'" + word + "' ";
+    }
+    script += ">/dev/null 2>\"$1/$i.err\"; echo $? >\"$1/$i.rc\") & done; wait";
+    return {"sh", "-c", script, "calls", dir};
+}
+
+// How many of those calls have ended.
+std::size_t ended_calls(const std::string& dir)
+{
+    std::size_t ended = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        ended += entry.path().extension() == ".rc" ? 1 : 0;
+    }
+    return ended;
 }
 
 std::string uid_of(const std::string& user)
@@ -227,6 +256,65 @@ TEST_F(PolkitTest, APendingCheckDoesNotKeepTheHelperFromServingOthers)
     const auto answered = pending.wait();
     EXPECT_EQ(answered.status, 0) << answered.err;
     EXPECT_TRUE(waiting.ended());
+}
+
+TEST_F(PolkitTest, ACallerWithItsBoundOfChecksWaitingIsRefusedAtOnceWhileAnotherCallersCheckIsStillAsked)
+{
+    RunningSession flooded("flooded");
+    RunningSession other("victim");
+    const std::string dir = "/tmp/nr-polkit-bound";
+    (void)run({"rm", "-rf", dir});
+    ASSERT_EQ(run({"install", "-d", "-o", kOperator, "-m", "0700", dir}).status, 0);
+    const std::string stranger_dir = "/tmp/nr-polkit-bound-stranger";
+    (void)run({"rm", "-rf", stranger_dir});
+    ASSERT_EQ(run({"install", "-d", "-o", kStranger, "-m", "0700", stranger_dir}).status, 0);
+    // polkitd frozen: every check the helper sends stays unanswered.
+    ASSERT_EQ(run({"systemctl", "kill", "--signal=SIGSTOP", "polkit.service"}).status, 0);
+
+    constexpr std::size_t kOver = 4;
+    Background flood(as_user(kOperator, stop_calls_at_once("flooded", kPendingPerCaller + kOver, dir)));
+    // The calls over the bound are answered at once, with today's refusal
+    // and a record that names the limit; the others wait for polkit.
+    EXPECT_TRUE(eventually(30, [&] { return ended_calls(dir) >= kOver; }));
+    ASSERT_EQ(run({"sleep", "2"}).status, 0);
+    EXPECT_EQ(ended_calls(dir), kOver) << "only the calls over the bound may end while polkit is frozen";
+    const auto limited = [&] {
+        return journal({std::string("MESSAGE_ID=") + kPolkitChecked,
+                        "NATIVE_RUNTIME_UNIT=" + unit_of("polkit", "flooded"),
+                        "NATIVE_RUNTIME_POLKIT_ERROR=" + std::string(kLimitError)})
+            .size();
+    };
+    EXPECT_TRUE(eventually(20, [&] { return limited() == kOver; })) << limited() << " limit records";
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() == ".err") {
+            const auto rc = entry.path().parent_path() / (entry.path().stem().string() + ".rc");
+            if (std::filesystem::exists(rc)) {
+                EXPECT_NE(read_file(entry.path()).find(kOtherOwner), std::string::npos) << read_file(entry.path());
+            }
+        }
+    }
+    EXPECT_TRUE(flooded.running());
+
+    // Another caller's check is still sent to polkit: it waits too.
+    Background victim(as_user(kStranger, stop_calls_at_once("victim", 1, stranger_dir)));
+    ASSERT_EQ(run({"sleep", "3"}).status, 0);
+    EXPECT_EQ(ended_calls(stranger_dir), 0U)
+        << "another caller's check was refused, not asked: " << read_file(stranger_dir + "/1.err");
+
+    // polkit answers them all once it runs again: the operator's granted
+    // stops go ahead, the stranger is refused by polkit itself.
+    ASSERT_EQ(run({"systemctl", "kill", "--signal=SIGCONT", "polkit.service"}).status, 0);
+    EXPECT_EQ(flood.wait().status, 0);
+    EXPECT_EQ(victim.wait().status, 0);
+    EXPECT_EQ(ended_calls(dir), kPendingPerCaller + kOver);
+    EXPECT_TRUE(flooded.ended());
+    EXPECT_NE(read_file(stranger_dir + "/1.err").find(kOtherOwner), std::string::npos);
+    EXPECT_TRUE(other.running());
+    const auto record = last_record(
+        {std::string("MESSAGE_ID=") + kPolkitChecked, "NATIVE_RUNTIME_UNIT=" + unit_of("polkit", "victim")});
+    const auto result = field(record, "NATIVE_RUNTIME_POLKIT_RESULT");
+    EXPECT_TRUE(result == "not-authorized" || result == "challenge") << "polkit itself answered: " << result;
+    (void)run({"rm", "-rf", dir, stranger_dir});
 }
 
 } // namespace nr::itest

@@ -97,6 +97,29 @@ TEST(ThePolkitCheck, WaitsAsLongAsSystemdsDefaultMethodTimeout)
     EXPECT_EQ(kPolkitTimeout, std::chrono::seconds(25));
 }
 
+TEST(APolkitCheck, IsAskedWhileTheCallerAndTheHelperAreUnderTheirBounds)
+{
+    EXPECT_TRUE(polkit_may_ask(0, 0));
+    EXPECT_TRUE(polkit_may_ask(kPolkitPendingTotal - 1, kPolkitPendingPerCaller - 1));
+}
+
+TEST(APolkitCheck, IsNotAskedForACallerWithItsBoundOfChecksWaiting)
+{
+    EXPECT_FALSE(polkit_may_ask(kPolkitPendingPerCaller, kPolkitPendingPerCaller));
+}
+
+TEST(APolkitCheck, IsNotAskedWhenTheHelperHasItsBoundOfChecksWaitingForAnyone)
+{
+    EXPECT_FALSE(polkit_may_ask(kPolkitPendingTotal, 0));
+}
+
+TEST(APolkitCheckOverItsBound, IsARefusalRecordedWithTheLimitError)
+{
+    const PolkitReply reply{std::string(kPolkitLimitError)};
+    EXPECT_EQ(polkit_outcome(reply), PolkitOutcome::Unavailable);
+    EXPECT_FALSE(polkit_grants(polkit_outcome(reply)));
+}
+
 TEST(APolkitReply, GrantsOnlyWhenIsAuthorized)
 {
     EXPECT_EQ(polkit_outcome({"", true, false}), PolkitOutcome::Authorized);

@@ -55,6 +55,11 @@ std::uint32_t polkit_check_flags(bool caller_allows_interaction)
     return caller_allows_interaction ? kPolkitAllowUserInteraction : 0;
 }
 
+bool polkit_may_ask(std::size_t pending_total, std::size_t pending_of_caller)
+{
+    return pending_total < kPolkitPendingTotal && pending_of_caller < kPolkitPendingPerCaller;
+}
+
 PolkitOutcome polkit_outcome(const PolkitReply& reply)
 {
     if (!reply.error_name.empty()) {

@@ -11,6 +11,7 @@
 #include "core/journal/log_event.h"
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,6 +47,17 @@ std::uint32_t polkit_check_flags(bool caller_allows_interaction);
 // How long the helper waits for polkit before it refuses (systemd's default
 // method call timeout); other callers are served meanwhile.
 inline constexpr std::chrono::seconds kPolkitTimeout{25};
+
+// Checks that may wait for polkit at once: per calling uid, and in all.
+// Each holds the caller's reply and a pending call to polkitd; without a
+// bound, a caller in the bus policy's group could stack them until the
+// broker's quota for the helper's own calls (to systemd among them) runs
+// out. Over a bound polkit is not asked: the call gets today's refusal,
+// and the record names kPolkitLimitError.
+inline constexpr std::size_t kPolkitPendingPerCaller = 8;
+inline constexpr std::size_t kPolkitPendingTotal = 64;
+inline constexpr std::string_view kPolkitLimitError = "org.freedesktop.DBus.Error.LimitsExceeded";
+bool polkit_may_ask(std::size_t pending_total, std::size_t pending_of_caller);
 
 // CheckAuthorization's answer as the adapter saw it: a D-Bus error name
 // (empty when polkit replied) or the reply's is_authorized/is_challenge.

@@ -38,11 +38,17 @@ PolkitAuthority::PolkitAuthority(sdbus::IConnection& connection)
 
 PolkitAuthority::~PolkitAuthority() = default;
 
-void PolkitAuthority::check(const sdbus::IObject& object, core::OperatorAction action, const Done& done)
+void PolkitAuthority::check(const sdbus::IObject& object, uid_t caller_uid, core::OperatorAction action,
+                            const Done& done)
 {
     const auto sender = caller_bus_name(object);
     if (!sender) {
         done(core::PolkitReply{"org.freedesktop.DBus.Error.AccessDenied"});
+        return;
+    }
+    const auto waiting = pending_->by_caller.find(caller_uid);
+    if (!core::polkit_may_ask(pending_->total, waiting == pending_->by_caller.end() ? 0 : waiting->second)) {
+        done(core::PolkitReply{std::string(core::kPolkitLimitError)});
         return;
     }
     const Subject subject{std::string("system-bus-name"),
@@ -54,8 +60,11 @@ void PolkitAuthority::check(const sdbus::IObject& object, core::OperatorAction a
             .onInterface(kAuthorityInterface)
             .withTimeout(std::chrono::duration_cast<std::chrono::microseconds>(core::kPolkitTimeout))
             .withArguments(subject, std::string(core::polkit_action_id(action)), details, flags, std::string())
-            .uponReplyInvoke([pending = pending_, done](CallError error, AuthorizationResult result) {
-                --*pending;
+            .uponReplyInvoke([pending = pending_, caller_uid, done](CallError error, AuthorizationResult result) {
+                --pending->total;
+                if (--pending->by_caller[caller_uid] == 0) {
+                    pending->by_caller.erase(caller_uid);
+                }
                 core::PolkitReply reply{error_name(error)};
                 if (reply.error_name.empty()) {
                     reply.is_authorized = std::get<0>(result);
@@ -63,7 +72,8 @@ void PolkitAuthority::check(const sdbus::IObject& object, core::OperatorAction a
                 }
                 done(reply);
             });
-        ++*pending_;
+        ++pending_->total;
+        ++pending_->by_caller[caller_uid];
     } catch (const sdbus::Error& e) {
         done(core::PolkitReply{std::string(e.getName())});
     }
