@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -27,6 +28,7 @@
 #include <memory>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <optional>
 #include <poll.h>
 #include <sstream>
 #include <string>
@@ -368,6 +370,42 @@ inline std::string answer_within(int fd, std::chrono::milliseconds wait)
         }
         out.append(buffer.data(), static_cast<std::size_t>(n));
     }
+}
+
+// Polls `probe` every 20 ms until it holds, for at most `limit`; whether it
+// did. A bounded wait for a state change that a loaded machine may delay,
+// not a measure of speed.
+template <typename Probe> bool eventually(std::chrono::seconds limit, Probe probe)
+{
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!probe()) {
+        if (std::chrono::steady_clock::now() >= until) {
+            return false;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+}
+
+// How many connections wait in the accept queue of the IPv4 listener on
+// 127.0.0.1:`port` (for a listening socket, /proc/net/tcp's rx_queue is
+// that queue); none when there is no such listener.
+inline std::optional<std::size_t> accept_queue(std::uint16_t port)
+{
+    std::ifstream table("/proc/net/tcp");
+    std::string line;
+    std::getline(table, line); // the header
+    char wanted[16];
+    std::snprintf(wanted, sizeof wanted, "0100007F:%04X", port);
+    while (std::getline(table, line)) {
+        std::istringstream fields(line);
+        std::string slot, local, remote, state, queues;
+        fields >> slot >> local >> remote >> state >> queues;
+        if (local == wanted && state == "0A") { // TCP_LISTEN
+            return std::stoul(queues.substr(queues.find(':') + 1), nullptr, 16);
+        }
+    }
+    return std::nullopt;
 }
 
 // A GET that keeps the connection open for the next one.

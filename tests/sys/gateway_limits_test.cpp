@@ -97,9 +97,14 @@ TEST_F(AGatewayAtItsDescriptorBudget, TurnsAwayTheNextConnectionOfAnySessionAndS
         held.push_back(connect_to(hoarder));
         ASSERT_TRUE(held.back().valid());
     }
-    // Within the session's own limit (128), past the host's budget: the
-    // other session's connection is closed unanswered, as is the next one.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    // Once the gateway has accepted them all (on a loaded machine some may
+    // still wait in the listener's queue, and would then be taken after
+    // the probes below), a connection within the session's own limit (128)
+    // is past the host's budget: the other session's is closed unanswered,
+    // as is the next one.
+    ASSERT_TRUE(accept_queue(hoarder)) << "no listener on port " << hoarder << " in /proc/net/tcp";
+    ASSERT_TRUE(eventually(std::chrono::seconds(20), [&] { return accept_queue(hoarder) == 0U; }))
+        << accept_queue(hoarder).value_or(0) << " connections still queued";
     for (const auto port : {other, hoarder}) {
         const auto turned_away = connect_to(port);
         ASSERT_TRUE(turned_away.valid());
