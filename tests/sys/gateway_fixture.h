@@ -86,6 +86,24 @@ inline bool wait_for_file(const std::string& path)
     return false;
 }
 
+// Waits (at most 10 s) until the gateway's control socket at `path` takes
+// connections. The file appears at bind(), before listen(), and a connect
+// in between is refused, which a loaded machine makes long enough to hit.
+inline bool wait_for_control_socket(const std::string& path)
+{
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    for (int i = 0; i < 400; ++i) {
+        const UniqueFd probe(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+        if (connect(probe.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    return false;
+}
+
 inline std::string token_of(char c)
 {
     return std::string(64, c);
@@ -122,7 +140,7 @@ public:
         gateway_ = spawn({NR_GATEWAY_BINARY, "--control", tree_.at("control"), "--credentials", tree_.at("creds"),
                           "--upstream-ca", tree_.at("ca.pem")},
                          tree_.at("gateway.log"));
-        if (!wait_for_file(tree_.at("port")) || !wait_for_file(tree_.at("control"))) {
+        if (!wait_for_file(tree_.at("port")) || !wait_for_control_socket(tree_.at("control"))) {
             ok_ = false;
             why_ = "upstream or gateway did not start: " + tree_.read("upstream.log") + tree_.read("gateway.log");
             return;
@@ -480,7 +498,7 @@ protected:
             spawn({"prlimit", "--nofile=" + std::to_string(descriptors_), "--", NR_GATEWAY_BINARY, "--control",
                    own_.at("control"), "--credentials", shared.at("creds"), "--upstream-ca", shared.at("ca.pem")},
                   own_.at("gateway.log"));
-        ASSERT_TRUE(wait_for_file(own_.at("control"))) << own_.read("gateway.log");
+        ASSERT_TRUE(wait_for_control_socket(own_.at("control"))) << own_.read("gateway.log");
     }
     void TearDown() override
     {
