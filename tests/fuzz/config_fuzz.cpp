@@ -154,7 +154,7 @@ void check_plan(const Config& c)
     SessionPlan plan;
     try {
         plan = plan_session(c, request, RunAsUser{"user", 1000, 1000},
-                            HostFacts{std::string(kLauncher), {{"/bin", "usr/bin"}}}, std::string(kToken),
+                            HostFacts{std::string(kLauncher), {{"/bin", "usr/bin"}}, {}}, std::string(kToken),
                             std::string(kGatewayToken));
     } catch (const Error& e) {
         require(false, std::string("a plain request is planned for an accepted config: ") + e.what());

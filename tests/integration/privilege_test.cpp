@@ -55,7 +55,8 @@ const std::vector<std::string> kRealAttempts{"mount",
                                              "personality-query",
                                              "sched-fifo",
                                              "raise-rtprio",
-                                             "rtprio-limits"};
+                                             "rtprio-limits",
+                                             "socket-vsock"};
 
 // Each denied syscall with an invalid argument; ioctl-tiocgwinsz is an
 // ioctl request the filter does not name.
@@ -91,6 +92,9 @@ const std::vector<std::string> kInvalidAttempts{"mount",
                                                 "clock_adjtime",
                                                 "clock_settime",
                                                 "settimeofday",
+                                                "pidfd_getfd",
+                                                "modify_ldt",
+                                                "ustat",
                                                 "listen",
                                                 "accept",
                                                 "accept4",
@@ -428,4 +432,25 @@ TEST(TheKernelLogAndClockSettingInsideASession, AreRefusedWithEpermBeforeTheKern
         EXPECT_NE(at(root_invalid(), name), "EPERM") << "positive control for " << name;
         EXPECT_EQ(at(inside_invalid(), name), "EPERM") << name;
     }
+}
+
+// The session unit's own SystemCallFilter= (core/plan/unit_syscalls.h): the
+// launcher's program names none of these three (TheSeccompPolicy.*), so the
+// EPERM inside comes from systemd's filter, installed before the launcher
+// ran. Root outside gets the kernel's answer to the invalid argument.
+TEST(TheSyscallsOnlyTheSessionUnitDenies, AreRefusedInsideWithEpermBeforeTheKernelReadsAnArgument)
+{
+    for (const char* name : {"pidfd_getfd", "modify_ldt", "ustat"}) {
+        EXPECT_NE(at(root_invalid(), name), "EPERM") << "positive control for " << name;
+        EXPECT_NE(at(root_invalid(), name), "ENOSYS") << "the kernel has " << name;
+        EXPECT_EQ(at(inside_invalid(), name), "EPERM") << name;
+    }
+}
+
+// RestrictAddressFamilies= on the session unit: AF_UNIX, AF_INET, AF_INET6
+// and AF_NETLINK only. systemd's filter answers EAFNOSUPPORT.
+TEST(ASocketOfAFamilyTheSessionUnitDoesNotAllow, IsRefusedInsideWhileTheWorkerCreatesOneOutside)
+{
+    EXPECT_EQ(at(worker_real(), "socket-vsock"), "ok") << "positive control: an AF_VSOCK socket outside";
+    EXPECT_EQ(at(inside_real(), "socket-vsock"), "EAFNOSUPPORT");
 }

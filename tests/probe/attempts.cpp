@@ -431,6 +431,18 @@ std::string rtprio_limits()
     return std::to_string(current.rlim_cur) + "/" + std::to_string(current.rlim_max);
 }
 
+// A socket of a family the session unit does not allow (AF_VSOCK needs no
+// privilege and no peer to be created).
+std::string try_socket_vsock()
+{
+    const int fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const auto result = result_of(fd);
+    if (fd >= 0) {
+        close(fd);
+    }
+    return result;
+}
+
 struct NamedAttempt {
     const char* name;
     Attempt attempt;
@@ -438,6 +450,7 @@ struct NamedAttempt {
 
 const NamedAttempt kRealAttempts[] = {
     {"mount", try_mount},
+    {"socket-vsock", try_socket_vsock},
     {"unshare-user", try_unshare_user},
     {"unshare-mount", try_unshare_mount},
     {"clone-newuser", try_clone_newuser},
@@ -510,6 +523,11 @@ const NamedAttempt kInvalidAttempts[] = {
     {"clock_adjtime", [] { return result_of(syscall(SYS_clock_adjtime, CLOCK_REALTIME, kBadPointer)); }},
     {"clock_settime", [] { return result_of(syscall(SYS_clock_settime, CLOCK_REALTIME, kBadPointer)); }},
     {"settimeofday", [] { return result_of(syscall(SYS_settimeofday, kBadPointer, nullptr)); }},
+    // Denied by the session unit's SystemCallFilter= only, not by the
+    // launcher's program: no descriptor, a write of 0 bytes, no device 0.
+    {"pidfd_getfd", [] { return result_of(syscall(SYS_pidfd_getfd, -1, -1, 0)); }},
+    {"modify_ldt", [] { return result_of(syscall(SYS_modify_ldt, 1, nullptr, 0UL)); }},
+    {"ustat", [] { return result_of(syscall(SYS_ustat, 0U, kBadPointer)); }},
     {"listen", [] { return result_of(syscall(SYS_listen, -1, 0)); }},
     {"accept", [] { return result_of(syscall(SYS_accept, -1, nullptr, nullptr)); }},
     {"accept4", [] { return result_of(syscall(SYS_accept4, -1, nullptr, nullptr, 0)); }},

@@ -38,7 +38,7 @@ SessionPlan plan_for(const Config& config, const std::string& adapter = "codex")
     request.adapter = adapter;
     request.argv = {"codex", "--version"};
     return plan_session(config, request, RunAsUser{"worker", 1000, 1000},
-                        HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}}, "token");
+                        HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}, {}}, "token");
 }
 
 } // namespace

@@ -139,7 +139,7 @@ void expect_plannable(const Config& config, const std::string& name, const Adapt
     request.adapter = name;
     request.argv = {basename_of(profile.executable), "--version"};
     const auto plan = plan_session(config, request, RunAsUser{"metis-worker", 990, 990},
-                                   HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}}, "token",
+                                   HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}, {}}, "token",
                                    profile.network == NetworkMode::Gateway ? kGatewayToken : std::string());
     const auto& argv = plan.launch.bwrap_argv;
     for (const auto& grant : profile.read_only_paths) {
@@ -332,7 +332,7 @@ TEST(TheShippedGatewayProfiles, GiveTheSessionTheBaseUrlsTheDocsTellTheWorkerToU
         request.adapter = name;
         request.argv = {name, "--version"};
         return plan_session(config, request, RunAsUser{"metis-worker", 990, 990},
-                            HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}}, "token", kGatewayToken)
+                            HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}, {}}, "token", kGatewayToken)
             .launch.environment;
     };
     const auto codex = environment_of("codex.yaml", "codex");

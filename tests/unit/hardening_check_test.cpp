@@ -135,3 +135,75 @@ TEST(AValueOfAnotherType, IsAWeakening)
     effective["NoNewPrivileges"] = std::string("yes");
     EXPECT_EQ(find_weakening(kPlanned, effective)->property, "NoNewPrivileges");
 }
+
+namespace {
+
+const UnitProperties kNameLists = {
+    {"SystemCallFilter", NameList{false, {"ptrace", "reboot"}}},
+    {"SystemCallErrorNumber", ErrorNumber{1}},
+    {"RestrictAddressFamilies", NameList{true, {"AF_UNIX", "AF_INET"}}},
+};
+
+EffectiveProperties name_lists_as_applied()
+{
+    return {
+        {"SystemCallFilter", NameList{false, {"ptrace", "reboot"}}},
+        {"SystemCallErrorNumber", ErrorNumber{1}},
+        {"RestrictAddressFamilies", NameList{true, {"AF_INET", "AF_UNIX"}}},
+    };
+}
+
+} // namespace
+
+TEST(NameLists, AsPlannedInAnyOrderHaveNoWeakening)
+{
+    EXPECT_FALSE(find_weakening(kNameLists, name_lists_as_applied()).has_value());
+}
+
+TEST(ASyscallDenyList, MayGrowButNotLoseANameNorBecomeAnAllowList)
+{
+    auto effective = name_lists_as_applied();
+    effective["SystemCallFilter"] = NameList{false, {"reboot", "swapon", "ptrace"}};
+    EXPECT_FALSE(find_weakening(kNameLists, effective).has_value());
+
+    effective["SystemCallFilter"] = NameList{false, {"reboot"}};
+    auto weakening = find_weakening(kNameLists, effective);
+    ASSERT_TRUE(weakening.has_value());
+    EXPECT_EQ(weakening->property, "SystemCallFilter");
+    EXPECT_EQ(weakening->planned, "~ptrace reboot");
+    EXPECT_EQ(weakening->effective, "~reboot");
+
+    // What a drop-in with an empty SystemCallFilter= leaves.
+    effective["SystemCallFilter"] = NameList{false, {}};
+    weakening = find_weakening(kNameLists, effective);
+    ASSERT_TRUE(weakening.has_value());
+    EXPECT_EQ(weakening->effective, "~(none)");
+
+    effective["SystemCallFilter"] = NameList{true, {"ptrace", "reboot"}};
+    EXPECT_TRUE(find_weakening(kNameLists, effective).has_value());
+}
+
+TEST(AnAddressFamilyAllowList, MayShrinkButNotGrowNorBecomeADenyList)
+{
+    auto effective = name_lists_as_applied();
+    effective["RestrictAddressFamilies"] = NameList{true, {"AF_UNIX"}};
+    EXPECT_FALSE(find_weakening(kNameLists, effective).has_value());
+
+    effective["RestrictAddressFamilies"] = NameList{true, {"AF_UNIX", "AF_INET", "AF_PACKET"}};
+    const auto weakening = find_weakening(kNameLists, effective);
+    ASSERT_TRUE(weakening.has_value());
+    EXPECT_EQ(weakening->property, "RestrictAddressFamilies");
+    EXPECT_EQ(weakening->planned, "only AF_UNIX AF_INET");
+
+    effective["RestrictAddressFamilies"] = NameList{false, {}};
+    EXPECT_TRUE(find_weakening(kNameLists, effective).has_value());
+}
+
+TEST(AnotherSyscallErrorNumber, IsAWeakening)
+{
+    auto effective = name_lists_as_applied();
+    effective["SystemCallErrorNumber"] = ErrorNumber{-1}; // systemd's "kill" for the error number unset
+    const auto weakening = find_weakening(kNameLists, effective);
+    ASSERT_TRUE(weakening.has_value());
+    EXPECT_EQ(weakening->property, "SystemCallErrorNumber");
+}

@@ -48,7 +48,7 @@ SessionRequest request()
 
 SessionPlan plan(const Config& c, const SessionRequest& r = request())
 {
-    return plan_session(c, r, RunAsUser{"alice", 1000, 1000}, HostFacts{"/usr/libexec/launch", {}}, "token");
+    return plan_session(c, r, RunAsUser{"alice", 1000, 1000}, HostFacts{"/usr/libexec/launch", {}, {}}, "token");
 }
 
 // Every host mount of the plan, as "--option PATH" in order.
@@ -149,7 +149,7 @@ TEST(ASessionDirectoryBesideAProtectedPath, IsMountedAfterTheDirectoryOnTheWay)
 TEST(TheCanary, ProtectsNothing)
 {
     const auto p = plan_canary(config({".bashrc"}), RunAsUser{"alice", 1000, 1000},
-                               HostFacts{"/usr/libexec/launch", {}}, "token", "/usr/bin/true");
+                               HostFacts{"/usr/libexec/launch", {}, {}}, "token", "/usr/bin/true");
     EXPECT_EQ(p.launch.protected_paths, ProtectedPaths{});
     EXPECT_THAT(p.launch.protected_paths.paths, IsEmpty());
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/plan/session_plan.h"
+#include "core/plan/unit_syscalls.h"
 
 #include "config_fixtures.h"
 #include "test_support.h"
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <set>
 #include <string>
@@ -61,7 +63,7 @@ const RunAsUser kUser{"alice", 1000, 1001};
 
 HostFacts host()
 {
-    return HostFacts{kLauncher, {{"/bin", "usr/bin"}}};
+    return HostFacts{kLauncher, {{"/bin", "usr/bin"}}, {}};
 }
 
 SessionPlan plan(const SessionRequest& r = request(), const Config& c = config(), const RunAsUser& u = kUser,
@@ -115,6 +117,12 @@ std::vector<std::string> strings_in(const PropertyValue& value)
                 return {std::to_string(v)};
             } else if constexpr (std::is_same_v<V, bool>) {
                 return {v ? "true" : "false"};
+            } else if constexpr (std::is_same_v<V, NameList>) {
+                auto out = v.names;
+                out.insert(out.begin(), v.allow_list ? "allow" : "deny");
+                return out;
+            } else if constexpr (std::is_same_v<V, ErrorNumber>) {
+                return {std::to_string(v.value)};
             } else if constexpr (std::is_same_v<V, AddressList>) {
                 std::vector<std::string> out;
                 for (const auto& prefix : v.prefixes) {
@@ -495,20 +503,131 @@ TEST(TheUnit, IsHardened)
     EXPECT_PROPERTY(p, std::vector<std::string>, "SystemCallArchitectures", std::vector<std::string>{"native"});
 }
 
-TEST(TheUnit, InstallsNoSeccompFilterBesidesTheOneForForeignArchitectures)
+TEST(TheUnit, InstallsNoSeccompFilterThatInspectsAnArgumentOfAHotCall)
 {
-    // Each of these makes systemd install one to three more filters, and
-    // RestrictSUIDSGID='s inspects openat: the kernel could then cache no
-    // verdict for the agent's most frequent call (docs/security-model.md,
-    // "One cacheable filter stack"). Their protections are the launcher's
-    // program's, LimitRTPRIO=0's, or come from elsewhere.
+    // Each of these makes systemd install a filter that reads an argument
+    // of a call an agent makes all the time (openat's mode, mmap's
+    // protection) or forbids what bwrap needs (namespaces): the kernel could
+    // then cache no verdict for it (docs/security-model.md, "One cacheable
+    // filter stack"). Their protections are the launcher's program's,
+    // LimitRTPRIO=0's, or come from elsewhere.
     const auto p = plan();
-    for (const char* name :
-         {"RestrictSUIDSGID", "LockPersonality", "RestrictRealtime", "ProtectKernelModules", "ProtectKernelLogs",
-          "ProtectClock", "ProtectHostname", "PrivateDevices", "MemoryDenyWriteExecute", "RestrictNamespaces",
-          "RestrictAddressFamilies", "SystemCallFilter", "SystemCallLog"}) {
+    for (const char* name : {"RestrictSUIDSGID", "LockPersonality", "RestrictRealtime", "MemoryDenyWriteExecute",
+                             "RestrictNamespaces", "SystemCallLog"}) {
         EXPECT_EQ(find_property(p.properties, name), nullptr) << name;
     }
+}
+
+TEST(TheUnit, DeniesTheSyscallsOfSystemdsPrivilegedGroupsByNameWithEperm)
+{
+    const auto p = plan();
+    const auto* filter = value_of<NameList>(p, "SystemCallFilter");
+    ASSERT_NE(filter, nullptr);
+    EXPECT_FALSE(filter->allow_list);
+    EXPECT_EQ(filter->names, unit_denied_syscall_candidates());
+    for (const char* name : {"swapon", "reboot", "kexec_load", "init_module", "ptrace", "pidfd_getfd", "modify_ldt",
+                             "settimeofday", "iopl", "ustat"}) {
+        EXPECT_THAT(filter->names, Contains(name));
+    }
+    for (const char* needed_by_bwrap : {"mount", "pivot_root", "unshare", "setns", "capset", "setgroups"}) {
+        EXPECT_THAT(filter->names, Not(Contains(needed_by_bwrap)));
+    }
+    EXPECT_PROPERTY(p, ErrorNumber, "SystemCallErrorNumber", ErrorNumber{EPERM});
+}
+
+TEST(TheUnit, AloneDeniesTheSyscallsTheIntegrationTestsProbeItsFilterWith)
+{
+    // TheSyscallsOnlyTheSessionUnitDenies.* (privilege_test.cpp) reads an
+    // EPERM for these inside as the unit's filter's: the launcher's own
+    // program must not name them.
+    const auto p = plan();
+    const auto* filter = value_of<NameList>(p, "SystemCallFilter");
+    ASSERT_NE(filter, nullptr);
+    for (const char* name : {"pidfd_getfd", "modify_ldt", "ustat"}) {
+        EXPECT_THAT(filter->names, Contains(name));
+        for (const auto& rule : p.launch.seccomp.denied) {
+            EXPECT_NE(rule.name, name);
+        }
+    }
+}
+
+TEST(TheUnit, LeavesOutTheDeniedSyscallsThisHostsLibseccompCannotName)
+{
+    auto h = host();
+    h.unknown_syscalls = {"vm86", "ustat"};
+    const auto p = plan_session(config(), request(), kUser, h, kToken);
+    const auto* filter = value_of<NameList>(p, "SystemCallFilter");
+    ASSERT_NE(filter, nullptr);
+    EXPECT_EQ(filter->names.size(), unit_denied_syscall_candidates().size() - 2);
+    EXPECT_THAT(filter->names, Not(Contains("vm86")));
+    EXPECT_THAT(filter->names, Not(Contains("ustat")));
+    EXPECT_THAT(filter->names, Contains("ptrace"));
+}
+
+TEST(TheUnit, AllowsOnlyUnixInternetAndNetlinkSockets)
+{
+    const auto p = plan();
+    EXPECT_PROPERTY(p, NameList, "RestrictAddressFamilies",
+                    (NameList{true, {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}}));
+}
+
+TEST(TheUnit, SeesTheSystemReadOnlyExceptDataDirAndHidesHomesAndTmp)
+{
+    const auto p = plan();
+    EXPECT_PROPERTY(p, std::string, "ProtectSystem", "strict");
+    // The default workspace and the home lie in data_dir.
+    EXPECT_PROPERTY(p, std::vector<std::string>, "ReadWritePaths", std::vector<std::string>{"-/var/lib/nr"});
+    EXPECT_PROPERTY(p, bool, "PrivateMounts", true);
+    EXPECT_PROPERTY(p, std::string, "ProtectHome", "yes");
+    EXPECT_PROPERTY(p, bool, "PrivateTmp", true);
+}
+
+TEST(TheUnit, MapsOnlyRootAndTheSessionUserAndAllowsOnlyPseudoDevices)
+{
+    const auto p = plan();
+    EXPECT_PROPERTY(p, bool, "PrivateUsers", true);
+    EXPECT_PROPERTY(p, std::string, "DevicePolicy", "closed");
+}
+
+TEST(ARequestedWorkspaceOutsideDataDir, IsWritableInTheUnitToo)
+{
+    auto r = request();
+    r.workspace = "/srv/projects/alice";
+    const auto p = plan(r);
+    EXPECT_PROPERTY(p, std::vector<std::string>, "ReadWritePaths",
+                    (std::vector<std::string>{"-/var/lib/nr", "-/srv/projects/alice"}));
+    EXPECT_PROPERTY(p, std::string, "ProtectHome", "yes");
+}
+
+TEST(ASessionThatNeedsAPathUnderAHomeDirectory, SeesTheHomesReadOnlyInsteadOfNotAtAll)
+{
+    auto c = config();
+    c.hidden_paths = {"/root"};
+    auto r = request();
+    r.workspace = "/home/alice/project";
+    const auto p = plan(r, c);
+    EXPECT_PROPERTY(p, std::string, "ProtectHome", "read-only");
+    EXPECT_PROPERTY(p, std::vector<std::string>, "ReadWritePaths",
+                    (std::vector<std::string>{"-/var/lib/nr", "-/home/alice/project"}));
+
+    c.adapters.at("claude").read_only_paths = {"/root/claude"};
+    c.hidden_paths = {};
+    const auto with_grant = plan(request(), c);
+    EXPECT_PROPERTY(with_grant, std::string, "ProtectHome", "read-only");
+}
+
+TEST(ASessionThatNeedsAPathUnderTmp, KeepsTheHostsTmpRatherThanPlanningPrivateTmpOff)
+{
+    auto r = request();
+    r.workspace = "/var/tmp/alice-project";
+    const auto p = plan(r);
+    EXPECT_EQ(find_property(p.properties, "PrivateTmp"), nullptr);
+    const auto control = plan();
+    EXPECT_PROPERTY(control, bool, "PrivateTmp", true);
+
+    auto c = config();
+    c.read_only_paths.push_back("/tmp/shared-tools");
+    EXPECT_EQ(find_property(plan(request(), c).properties, "PrivateTmp"), nullptr);
 }
 
 TEST(TheUnit, ForbidsRealtimeSchedulingThroughAZeroRtprioLimit)
@@ -592,7 +711,7 @@ TEST(TheUnitProperties, HaveUniqueNames)
     for (const auto& prop : plan().properties) {
         EXPECT_TRUE(names.insert(prop.name).second) << "duplicate " << prop.name;
     }
-    EXPECT_GE(names.size(), 25U); // fewer since the seccomp-installing properties left the unit
+    EXPECT_GE(names.size(), 35U);
 }
 
 TEST(ACredentialValue, NeverAppearsInAnyUnitProperty)
@@ -686,6 +805,12 @@ TEST(AnOfflineSession, IsDeniedEveryAddressAndAllowedNone)
     ASSERT_NE(deny, nullptr);
     EXPECT_EQ(deny->prefixes, (std::vector<IpPrefix>{parse_ip_prefix("0.0.0.0/0"), parse_ip_prefix("::/0")}));
     EXPECT_EQ(addresses(p, "IPAddressAllow"), nullptr);
+    EXPECT_PROPERTY(p, bool, "PrivateNetwork", true);
+}
+
+TEST(AHostNetworkSession, SharesTheHostsNetworkNamespace)
+{
+    EXPECT_EQ(find_property(plan().properties, "PrivateNetwork"), nullptr);
 }
 
 TEST(AnAdaptersSessionDirectory, IsExpandedForTheOwnerAndMountedReadWrite)

@@ -52,6 +52,11 @@ struct Describe {
     std::string operator()(const ExecCommand& value) const { return value.path + " [" + join(value.argv) + "]"; }
     std::string operator()(StdioSlot /*slot*/) const { return "(stdio slot)"; }
     std::string operator()(const JournalFields& value) const { return join(value.fields); }
+    std::string operator()(const NameList& value) const
+    {
+        return std::string(value.allow_list ? "only " : "~") + (value.names.empty() ? "(none)" : join(value.names));
+    }
+    std::string operator()(const ErrorNumber& value) const { return std::to_string(value.value); }
 };
 
 bool contains_prefix(const AddressList& list, const IpPrefix& prefix)
@@ -63,6 +68,12 @@ bool all_within(const AddressList& items, const AddressList& allowed)
 {
     return std::all_of(items.prefixes.begin(), items.prefixes.end(),
                        [&](const IpPrefix& prefix) { return contains_prefix(allowed, prefix); });
+}
+
+bool all_listed(const std::vector<std::string>& names, const std::vector<std::string>& in)
+{
+    return std::all_of(names.begin(), names.end(),
+                       [&](const std::string& name) { return std::find(in.begin(), in.end(), name) != in.end(); });
 }
 
 // True when `effective` gives at least the protection `planned` asked for.
@@ -100,6 +111,17 @@ bool holds(const std::string& name, const PropertyValue& planned, const Effectiv
     if (const auto* list = std::get_if<std::vector<std::string>>(&planned)) {
         const auto* actual = std::get_if<std::vector<std::string>>(&effective);
         return actual != nullptr && *actual == *list;
+    }
+    if (const auto* list = std::get_if<NameList>(&planned)) {
+        const auto* actual = std::get_if<NameList>(&effective);
+        if (actual == nullptr || actual->allow_list != list->allow_list) {
+            return false;
+        }
+        return list->allow_list ? all_listed(actual->names, list->names) : all_listed(list->names, actual->names);
+    }
+    if (const auto* number = std::get_if<ErrorNumber>(&planned)) {
+        const auto* actual = std::get_if<ErrorNumber>(&effective);
+        return actual != nullptr && *actual == *number;
     }
     if (const auto* command = std::get_if<ExecCommand>(&planned)) {
         const auto* actual = std::get_if<ExecCommand>(&effective);

@@ -18,8 +18,8 @@
 namespace nr::core {
 
 // A property as systemd reports it, already converted from its bus type.
-using EffectiveValue =
-    std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, AddressList, ExecCommand>;
+using EffectiveValue = std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, AddressList, ExecCommand,
+                                    NameList, ErrorNumber>;
 using EffectiveProperties = std::map<std::string, EffectiveValue, std::less<>>;
 
 struct Weakening {
@@ -40,6 +40,8 @@ std::vector<std::string> checked_property_names(const UnitProperties& planned);
 //   lower, never higher;
 //   capability masks may lose bits, never gain them;
 //   IPAddressDeny may grow, IPAddressAllow may shrink;
+//   a deny list of names (SystemCallFilter) may grow, an allow list
+//   (RestrictAddressFamilies) may shrink, and neither may change kind;
 //   everything else (User, Slice, ProtectProc, KillMode, ExecStart...) must
 //   be exactly as planned.
 std::optional<Weakening> find_weakening(const UnitProperties& planned, const EffectiveProperties& effective);

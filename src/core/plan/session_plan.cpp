@@ -9,6 +9,8 @@
 #include "core/launch/launcher_args.h"
 #include "core/plan/env_policy.h"
 #include "core/plan/gateway_plan.h"
+#include "core/plan/unit_filesystem.h"
+#include "core/plan/unit_syscalls.h"
 
 #include <algorithm>
 
@@ -183,6 +185,11 @@ ProtectedPaths protect_home_paths(const Config& config, const std::string& home,
 // stays denied even if a route appeared (docs/egress-gateway-design.md).
 void add_network_properties(const Config& config, NetworkMode mode, UnitProperties& properties)
 {
+    if (mode == NetworkMode::Offline) {
+        // The unit's own namespace, with only a loopback, from its first
+        // exec on; bwrap makes another one inside it.
+        properties.push_back({"PrivateNetwork", true});
+    }
     if (mode == NetworkMode::Offline || mode == NetworkMode::Gateway) {
         properties.push_back({"IPAddressDeny", AddressList{{parse_ip_prefix("0.0.0.0/0"), parse_ip_prefix("::/0")}}});
         if (mode == NetworkMode::Gateway) {
@@ -219,9 +226,9 @@ void add_gateway_environment(const Config& config, const AdapterProfile& adapter
 }
 
 UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPlan& plan, const HostFacts& host,
-                                   const std::string& claim_token)
+                                   const std::string& claim_token, const UnitFilesystemNeeds& needs)
 {
-    return {
+    UnitProperties properties{
         {"Description",
          "native-runtime session owner=" + plan.owner + " chat=" + plan.chat + " adapter=" + plan.adapter},
         {"Slice", plan.slice},
@@ -235,18 +242,19 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         {"ProcSubset", std::string("all")},
         {"CapabilityBoundingSet", std::uint64_t{0}},
         {"AmbientCapabilities", std::uint64_t{0}},
-        // No property that installs a seccomp filter besides the one for
-        // foreign architectures, which inspects no argument: the kernel
-        // decides the agent's hot calls (openat, read, stat, ...) from its
-        // cache only when every filter of the stack allows them without
-        // reading an argument, and systemd installs one to three filters per
-        // property (RestrictSUIDSGID= alone inspects openat's mode). What
-        // LockPersonality=, ProtectKernelLogs=, ProtectClock= and
-        // ProtectKernelModules= refused is in the launcher's program
-        // (core/plan/seccomp_rules.cpp); RestrictRealtime= is LimitRTPRIO=0 with
-        // no CAP_SYS_NICE; RestrictSUIDSGID= is covered by NoNewPrivileges,
-        // nosuid mounts and private directories. The argument per property:
-        // "One cacheable filter stack" in docs/security-model.md.
+        // Only properties whose seccomp filters inspect no argument of a hot
+        // call: the kernel decides the agent's openat, read, stat, ... from
+        // its cache only when every filter of the stack allows them without
+        // reading an argument. SystemCallArchitectures= compares the
+        // architecture, the deny list (core/plan/unit_syscalls.h) numbers,
+        // RestrictAddressFamilies= socket()'s family. Left to the launcher's
+        // program (core/plan/seccomp_rules.cpp) or covered otherwise: what
+        // LockPersonality= (personality's argument), RestrictSUIDSGID=
+        // (openat's mode), RestrictNamespaces= (clone's flags, and bwrap
+        // needs namespaces) and MemoryDenyWriteExecute= (mmap's protection,
+        // and V8 needs it) would check; RestrictRealtime= is LimitRTPRIO=0
+        // with no CAP_SYS_NICE. The argument per property: "One cacheable
+        // filter stack" in docs/security-model.md.
         {"LimitRTPRIO", std::uint64_t{0}},
         // Not ProtectKernelTunables: bwrap --disable-userns writes
         // /proc/sys/user/max_user_namespaces inside the new user namespace
@@ -255,6 +263,14 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         // no capability that could write it.
         {"ProtectControlGroups", true},
         {"SystemCallArchitectures", std::vector<std::string>{"native"}},
+        // A user namespace that maps only root and the session's user: every
+        // other user's files show as nobody's, and no process of the unit
+        // holds a capability over anything of the host's. bwrap nests its
+        // own user namespace inside.
+        {"PrivateUsers", true},
+        // The device cgroup allows the pseudo devices (null, zero, full,
+        // random, urandom, tty, ptmx and the pty pairs) and nothing else.
+        {"DevicePolicy", std::string("closed")},
         {"KillMode", std::string("control-group")},
         {"CollectMode", std::string("inactive-or-failed")},
         {"MemoryMax", limits.memory_max_bytes},
@@ -269,6 +285,20 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         {"ExecStart",
          ExecCommand{host.launcher_path, launcher_argv(host.launcher_path, {claim_token, plan.launch.gateway_port})}},
     };
+    for (const auto& more : {unit_filesystem_properties(needs), unit_syscall_properties(host.unknown_syscalls)}) {
+        properties.insert(properties.end(), more.begin(), more.end());
+    }
+    return properties;
+}
+
+// Everything the unit's view must keep: bwrap's read-only grants and the
+// programs, and what it binds writable.
+UnitFilesystemNeeds unit_needs(const Config& config, const HostFacts& host, const SandboxLayout& layout)
+{
+    UnitFilesystemNeeds needs{config.data_dir, layout.read_only, layout.read_write};
+    needs.read_only.push_back(config.bwrap_path);
+    needs.read_only.push_back(host.launcher_path);
+    return needs;
 }
 
 } // namespace
@@ -342,7 +372,7 @@ SessionPlan plan_session(const Config& config, const SessionRequest& request, co
     plan.launch.seccomp = seccomp_policy_for(adapter);
     plan.launch.admission = admission_spec(adapter.host_auth, adapter.name);
 
-    plan.properties = unit_properties_for(limits, plan, host, claim_token);
+    plan.properties = unit_properties_for(limits, plan, host, claim_token, unit_needs(config, host, layout));
     add_network_properties(config, adapter.network, plan.properties);
     return plan;
 }
@@ -384,7 +414,7 @@ SessionPlan plan_canary(const Config& config, const RunAsUser& user, const HostF
     plan.launch.admission = AdmissionSpec{}; // never waits for a host-auth turn
 
     UnitProperties properties;
-    for (auto& property : unit_properties_for(limits, plan, host, claim_token)) {
+    for (auto& property : unit_properties_for(limits, plan, host, claim_token, unit_needs(config, host, layout))) {
         if (property.name == "Description") {
             property.value = std::string("native-runtime preflight canary");
         } else if (property.name == "RuntimeMaxUSec") {

@@ -55,6 +55,9 @@ struct SessionPlan {
 struct HostFacts {
     std::string launcher_path;
     std::vector<RootSymlink> root_symlinks;
+    // Names of unit_denied_syscall_candidates() this host's libseccomp
+    // cannot resolve (core/plan/unit_syscalls.h); empty: it knows them all.
+    std::vector<std::string> unknown_syscalls;
 };
 
 // Where an owner's private tree lives: <data_dir>/native-runtime/<owner>.

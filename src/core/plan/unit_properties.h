@@ -31,8 +31,24 @@ struct AddressList {
     std::vector<IpPrefix> prefixes;
 };
 
+// SystemCallFilter= and RestrictAddressFamilies= are (bas) on the bus: the
+// names are an allow list when the flag is set, a deny list otherwise.
+struct NameList {
+    bool allow_list = false;
+    std::vector<std::string> names;
+
+    bool operator==(const NameList&) const = default;
+};
+
+// SystemCallErrorNumber= is i on the bus.
+struct ErrorNumber {
+    std::int32_t value = 0;
+
+    bool operator==(const ErrorNumber&) const = default;
+};
+
 using PropertyValue = std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, ExecCommand, StdioSlot,
-                                   JournalFields, AddressList>;
+                                   JournalFields, AddressList, NameList, ErrorNumber>;
 
 struct UnitProperty {
     std::string name;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sys/host/host_facts.h"
 
+#include "core/plan/unit_syscalls.h"
+#include "sys/seccomp/seccomp_filter.h"
+
 #include <array>
 #include <climits>
 #include <unistd.h>
@@ -27,9 +30,24 @@ std::vector<core::RootSymlink> observe_root_symlinks()
     return links;
 }
 
+std::vector<std::string> unknown_unit_syscalls()
+{
+    // The library and the architecture do not change while the helper runs.
+    static const auto unknown = [] {
+        std::vector<std::string> names;
+        for (const auto& name : core::unit_denied_syscall_candidates()) {
+            if (!syscall_name_is_known(name)) {
+                names.push_back(name);
+            }
+        }
+        return names;
+    }();
+    return unknown;
+}
+
 core::HostFacts observe_host(const std::string& launcher_path)
 {
-    return core::HostFacts{launcher_path, observe_root_symlinks()};
+    return core::HostFacts{launcher_path, observe_root_symlinks(), unknown_unit_syscalls()};
 }
 
 } // namespace nr::sys

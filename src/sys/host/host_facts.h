@@ -10,6 +10,10 @@ namespace nr::sys {
 // /usr on this host (merged /usr), so the sandbox mirrors them.
 std::vector<core::RootSymlink> observe_root_symlinks();
 
+// The unit's denied syscalls this host's libseccomp cannot resolve, so
+// systemd, which resolves them with the same library, would drop them.
+std::vector<std::string> unknown_unit_syscalls();
+
 core::HostFacts observe_host(const std::string& launcher_path);
 
 } // namespace nr::sys

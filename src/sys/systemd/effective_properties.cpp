@@ -11,6 +11,7 @@ namespace {
 
 using AllProperties = std::map<std::string, sdbus::Variant>;
 using AddressWire = std::vector<sdbus::Struct<std::int32_t, std::vector<std::uint8_t>, std::uint32_t>>;
+using NameListWire = sdbus::Struct<bool, std::vector<std::string>>;
 using ExecWire = std::vector<sdbus::Struct<std::string, std::vector<std::string>, bool, std::uint64_t, std::uint64_t,
                                            std::uint64_t, std::uint64_t, std::uint32_t, std::int32_t, std::int32_t>>;
 
@@ -67,6 +68,15 @@ struct Convert {
     core::EffectiveValue operator()(const core::ExecCommand& /*planned*/) const
     {
         return to_exec_command(value.get<ExecWire>());
+    }
+    core::EffectiveValue operator()(const core::NameList& /*planned*/) const
+    {
+        const auto wire = value.get<NameListWire>();
+        return core::NameList{wire.get<0>(), wire.get<1>()};
+    }
+    core::EffectiveValue operator()(const core::ErrorNumber& /*planned*/) const
+    {
+        return core::ErrorNumber{value.get<std::int32_t>()};
     }
     // Never checked (see core::checked_property_names).
     core::EffectiveValue operator()(core::StdioSlot /*planned*/) const { return std::string(); }

@@ -43,6 +43,11 @@ struct VariantOf {
         }
         return sdbus::Variant(list);
     }
+    sdbus::Variant operator()(const core::NameList& v) const
+    {
+        return sdbus::Variant(sdbus::Struct<bool, std::vector<std::string>>{v.allow_list, v.names});
+    }
+    sdbus::Variant operator()(const core::ErrorNumber& v) const { return sdbus::Variant(v.value); }
     sdbus::Variant operator()(const core::JournalFields& v) const
     {
         std::vector<std::vector<std::uint8_t>> fields;
