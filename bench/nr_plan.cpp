@@ -138,6 +138,10 @@ Json value_json(const nr::core::PropertyValue& value)
                 return v.fields;
             } else if constexpr (std::is_same_v<T, nr::core::AddressList>) {
                 return prefixes(v);
+            } else if constexpr (std::is_same_v<T, nr::core::NameList>) {
+                return Json{{"allow_list", v.allow_list}, {"names", v.names}};
+            } else if constexpr (std::is_same_v<T, nr::core::ErrorNumber>) {
+                return v.value;
             } else {
                 return v;
             }
@@ -184,6 +188,10 @@ std::optional<std::string> assignment(const nr::core::UnitProperty& property)
                 return name + "=" + joined(v);
             } else if constexpr (std::is_same_v<T, nr::core::AddressList>) {
                 return name + "=" + joined(prefixes(v));
+            } else if constexpr (std::is_same_v<T, nr::core::NameList>) {
+                return name + "=" + (v.allow_list ? "" : "~") + joined(v.names);
+            } else if constexpr (std::is_same_v<T, nr::core::ErrorNumber>) {
+                return name + "=" + std::to_string(v.value);
             } else {
                 nr::core::fail(nr::core::ErrorKind::InvalidArgument, name + ": no systemd-run spelling");
             }

@@ -52,6 +52,17 @@ HOST_DEPENDENT = [
     "ASessionPastItsRuntimeLimit.EndsAndTheCliReportsTheLimit",
     "AGatewayUnderAttack.EstablishesAtMostItsTunnelLimitAndClosesTunnelsWithoutAClientHello",
     "AGatewayUnderAttack.LosesNoSessionWhenTheGatewayIsKilled",
+    # The session unit's own walls: namespaces, cgroup device policy and
+    # seccomp as each release's systemd and kernel apply them, and the score
+    # that release's systemd-analyze gives the unit.
+    "ASessionUnitsFileSystem.IsReadOnlyOutsideDataDirEvenForRoot",
+    "ASessionUnitsFileSystem.HasNoHomesAndATmpOfItsOwn",
+    "ASessionUnitsUserNamespace.MapsOnlyRootAndTheSessionUser",
+    "ASessionUnitsDevices.AreOnlyThePseudoDevices",
+    "AnOfflineSessionsUnit.HasANetworkNamespaceOfItsOwnWhereAHostSessionsSharesTheHosts",
+    "ASessionUnit.ScoresBelowFourInSystemdAnalyzeSecurity",
+    "TheSyscallsOnlyTheSessionUnitDenies.AreRefusedInsideWithEpermBeforeTheKernelReadsAnArgument",
+    "ASocketOfAFamilyTheSessionUnitDoesNotAllow.IsRefusedInsideWhileTheWorkerCreatesOneOutside",
 ]
 # Harness-only although a row names them: they count, from the client's
 # side, connections the gateway has not closed, which cannot tell a

@@ -33,13 +33,7 @@ using namespace nr::itest;
 
 namespace {
 
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string trimmed(std::string text)
+std::string without_trailing_space(std::string text)
 {
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
         text.pop_back();
@@ -106,7 +100,7 @@ private:
 
 std::string id_of(const char* option, const std::string& user)
 {
-    return trimmed(run({"id", option, user}).out);
+    return without_trailing_space(run({"id", option, user}).out);
 }
 
 // Runs the probe as the worker, in the unit's cgroup (every hierarchy that
@@ -172,12 +166,12 @@ TEST(ASessionUnitsFileSystem, HasNoHomesAndATmpOfItsOwn)
 
 TEST(ASessionUnitsUserNamespace, MapsOnlyRootAndTheSessionUser)
 {
-    EXPECT_EQ(std::regex_replace(trimmed(read_text("/proc/self/uid_map")), std::regex(" +"), " "), " 0 0 4294967295")
+    EXPECT_EQ(std::regex_replace(without_trailing_space(read_file("/proc/self/uid_map")), std::regex(" +"), " "), " 0 0 4294967295")
         << "positive control: the host maps every uid";
     const HeldSession session("alice", "walls-users", "shell", {"sh", "-c", "sleep 60"});
     ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran";
     const auto uid = id_of("-u", kWorker);
-    const auto map = std::regex_replace(read_text("/proc/" + session.main_pid() + "/uid_map"), std::regex(" +"), " ");
+    const auto map = std::regex_replace(read_file("/proc/" + session.main_pid() + "/uid_map"), std::regex(" +"), " ");
     EXPECT_EQ(map, " 0 0 1\n " + uid + " " + uid + " 1\n");
 }
 
@@ -217,7 +211,7 @@ TEST(AnOfflineSessionsUnit, HasANetworkNamespaceOfItsOwnWhereAHostSessionsShares
     const HeldSession offline("alice", "walls-offline", "probe-offline", {"nr-probe", "sleep", "60"});
     ASSERT_FALSE(offline.main_pid().empty()) << "the session's supervisor never ran";
     EXPECT_NE(std::filesystem::read_symlink("/proc/" + offline.main_pid() + "/ns/net"), host_namespace);
-    const auto interfaces = read_text("/proc/" + offline.main_pid() + "/net/dev");
+    const auto interfaces = read_file("/proc/" + offline.main_pid() + "/net/dev");
     EXPECT_NE(interfaces.find(" lo:"), std::string::npos) << interfaces;
     EXPECT_EQ(std::count(interfaces.begin(), interfaces.end(), '\n'), 3) << "two header lines and lo: " << interfaces;
 }
