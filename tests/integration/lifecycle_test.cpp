@@ -210,9 +210,9 @@ private:
 
 TEST(ASessionWhoseHardeningADropInWeakened, IsStoppedBeforeItsCommandRuns)
 {
-    for (const std::string setting : {"NoNewPrivileges=no", "MemoryMax=infinity", "IPAddressDeny=", "ProtectSystem=no",
-                                      "ReadWritePaths=/etc", "PrivateUsers=no", "SystemCallFilter=",
-                                      "RestrictAddressFamilies="}) {
+    for (const std::string setting :
+         {"NoNewPrivileges=no", "MemoryMax=infinity", "IPAddressDeny=", "ProtectSystem=no", "ReadWritePaths=/etc",
+          "PrivateUsers=no", "SystemCallFilter=", "RestrictAddressFamilies="}) {
         SCOPED_TRACE(setting);
         const auto marker = std::string(kDataDir) + "/native-runtime/weak/home/ran";
         ASSERT_TRUE(eventually(60, [] { return unit_is_gone(unit_of("weak", "c")); }));

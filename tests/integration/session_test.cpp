@@ -124,17 +124,19 @@ TEST(TheSessionsProcess, HasNoCapabilitiesAndNoNewPrivileges)
     EXPECT_EQ(inside["CapAmb"], "0000000000000000");
 }
 
-// The stack every system call of the agent passes: systemd's filter for
-// SystemCallArchitectures=native, the launcher's supervised filter and the
-// program bwrap loads; no hardening property adds one (each used to add one
-// to three, 17 in all). docs/security-model.md, "One cacheable filter stack".
-TEST(TheSessionsProcess, RunsUnderExactlyThreeSeccompFilters)
+// The stack every system call of the agent passes: systemd's filters for
+// SystemCallArchitectures=native (one), the unit's syscall deny list (one)
+// and RestrictAddressFamilies= (two), the launcher's supervised filter and
+// the program bwrap loads. No filter reads an argument of a hot call (the
+// unit used to have 17 filters, one of which read openat's mode).
+// docs/security-model.md, "One cacheable filter stack".
+TEST(TheSessionsProcess, RunsUnderExactlySixSeccompFilters)
 {
     auto control = probe_outside(kWorker, {"status"});
     EXPECT_EQ(control["Seccomp_filters"], "0") << "positive control: the field is read and the worker has none";
     auto inside = probe_inside("alice", "filters", {"status"});
     EXPECT_EQ(inside["Seccomp"], "2");
-    EXPECT_EQ(inside["Seccomp_filters"], "3");
+    EXPECT_EQ(inside["Seccomp_filters"], "6");
 }
 
 TEST(ADescriptorTheWorkerLeftOpen, IsNotOpenInsideTheSession)

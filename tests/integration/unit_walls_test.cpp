@@ -64,13 +64,11 @@ public:
         eventually(30, [&] {
             const auto pid = unit_property(unit_, "MainPID");
             std::error_code ec;
-            if (pid.empty() || pid == "0" ||
-                std::filesystem::read_symlink("/proc/" + pid + "/exe", ec) != kSupervisor) {
-                return false;
-            }
+            const auto exe = std::filesystem::read_symlink("/proc/" + pid + "/exe", ec);
             std::string child;
             std::ifstream("/proc/" + pid + "/task/" + pid + "/children") >> child;
-            if (child.empty()) {
+            last_seen_ = "MainPID=" + pid + " exe=" + exe.string() + " child=" + child;
+            if (pid.empty() || pid == "0" || exe != kSupervisor || child.empty()) {
                 return false;
             }
             main_pid_ = pid;
@@ -89,6 +87,8 @@ public:
 
     [[nodiscard]] const std::string& unit() const { return unit_; }
     [[nodiscard]] const std::string& main_pid() const { return main_pid_; }
+    // What the wait saw last, for the failure message.
+    [[nodiscard]] const std::string& last_seen() const { return last_seen_; }
     // The unit's file system as its processes see it.
     [[nodiscard]] std::string root() const { return "/proc/" + main_pid_ + "/root"; }
 
@@ -96,6 +96,7 @@ private:
     std::string unit_;
     Background session_;
     std::string main_pid_;
+    std::string last_seen_;
 };
 
 std::string id_of(const char* option, const std::string& user)
@@ -107,7 +108,7 @@ std::string id_of(const char* option, const std::string& user)
 // has it) when `unit` is given, outside it otherwise. setpriv, not runuser:
 // runuser's PAM session could move the process into a cgroup of its own.
 std::map<std::string, std::string> probe_as_worker_in(const std::optional<std::string>& unit,
-                                                     const std::vector<std::string>& probe_args)
+                                                      const std::vector<std::string>& probe_args)
 {
     std::string script;
     if (unit) {
@@ -117,8 +118,8 @@ std::map<std::string, std::string> probe_as_worker_in(const std::optional<std::s
                  "/cgroup.procs; do [ -e \"$f\" ] && echo $$ > \"$f\" && n=$((n+1)); done; "
                  "[ $n -gt 0 ] || { echo 'joined no cgroup' >&2; exit 99; }; ";
     }
-    script += "exec setpriv --reuid=" + id_of("-u", kWorker) + " --regid=" + id_of("-g", kWorker) +
-              " --clear-groups \"$@\"";
+    script +=
+        "exec setpriv --reuid=" + id_of("-u", kWorker) + " --regid=" + id_of("-g", kWorker) + " --clear-groups \"$@\"";
     std::vector<std::string> argv{"sh", "-c", script, "probe", kProbe};
     argv.insert(argv.end(), probe_args.begin(), probe_args.end());
     const auto outcome = run(argv);
@@ -130,8 +131,8 @@ std::map<std::string, std::string> probe_as_worker_in(const std::optional<std::s
 
 TEST(ASessionUnitsFileSystem, IsReadOnlyOutsideDataDirEvenForRoot)
 {
-    const HeldSession session("alice", "walls-fs", "shell", {"sh", "-c", "sleep 60"});
-    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran";
+    const HeldSession session("alice", "wallsfs", "shell", {"sh", "-c", "sleep 60"});
+    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
 
     EXPECT_EQ(root_creates("/etc/nr-wall-probe"), "ok") << "positive control: root writes /etc on the host";
     EXPECT_EQ(root_creates(session.root() + "/etc/nr-wall-probe"), "EROFS");
@@ -150,8 +151,8 @@ TEST(ASessionUnitsFileSystem, HasNoHomesAndATmpOfItsOwn)
         write_file(marker, "on the host\n");
     }
     {
-        const HeldSession session("alice", "walls-homes", "shell", {"sh", "-c", "sleep 60"});
-        ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran";
+        const HeldSession session("alice", "wallshomes", "shell", {"sh", "-c", "sleep 60"});
+        ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
         for (const auto& marker : markers) {
             EXPECT_TRUE(exists(marker)) << "positive control: " << marker << " is there on the host";
             EXPECT_FALSE(exists(session.root() + marker)) << marker;
@@ -166,10 +167,11 @@ TEST(ASessionUnitsFileSystem, HasNoHomesAndATmpOfItsOwn)
 
 TEST(ASessionUnitsUserNamespace, MapsOnlyRootAndTheSessionUser)
 {
-    EXPECT_EQ(std::regex_replace(without_trailing_space(read_file("/proc/self/uid_map")), std::regex(" +"), " "), " 0 0 4294967295")
+    EXPECT_EQ(std::regex_replace(without_trailing_space(read_file("/proc/self/uid_map")), std::regex(" +"), " "),
+              " 0 0 4294967295")
         << "positive control: the host maps every uid";
-    const HeldSession session("alice", "walls-users", "shell", {"sh", "-c", "sleep 60"});
-    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran";
+    const HeldSession session("alice", "wallsusers", "shell", {"sh", "-c", "sleep 60"});
+    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
     const auto uid = id_of("-u", kWorker);
     const auto map = std::regex_replace(read_file("/proc/" + session.main_pid() + "/uid_map"), std::regex(" +"), " ");
     EXPECT_EQ(map, " 0 0 1\n " + uid + " " + uid + " 1\n");
@@ -191,8 +193,8 @@ TEST(ASessionUnitsDevices, AreOnlyThePseudoDevices)
     EXPECT_EQ(probe_as_worker_in(std::nullopt, {"read", tun})["read"], "ok")
         << "positive control: the worker opens it outside";
 
-    const HeldSession session("alice", "walls-devices", "shell", {"sh", "-c", "sleep 60"});
-    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran";
+    const HeldSession session("alice", "wallsdevices", "shell", {"sh", "-c", "sleep 60"});
+    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
     EXPECT_EQ(probe_as_worker_in(session.unit(), {"read", null_device})["read"], "ok")
         << "positive control: a pseudo device opens in the unit's cgroup";
     EXPECT_EQ(probe_as_worker_in(session.unit(), {"read", tun})["read"], "EPERM");
@@ -203,13 +205,13 @@ TEST(AnOfflineSessionsUnit, HasANetworkNamespaceOfItsOwnWhereAHostSessionsShares
 {
     const auto host_namespace = std::filesystem::read_symlink("/proc/self/ns/net");
     {
-        const HeldSession host("alice", "walls-host-net", "shell", {"sh", "-c", "sleep 60"});
-        ASSERT_FALSE(host.main_pid().empty()) << "the session's supervisor never ran";
+        const HeldSession host("alice", "wallshostnet", "shell", {"sh", "-c", "sleep 60"});
+        ASSERT_FALSE(host.main_pid().empty()) << "the session's supervisor never ran: " << host.last_seen();
         EXPECT_EQ(std::filesystem::read_symlink("/proc/" + host.main_pid() + "/ns/net"), host_namespace)
             << "positive control: a network: host session's unit shares it";
     }
-    const HeldSession offline("alice", "walls-offline", "probe-offline", {"nr-probe", "sleep", "60"});
-    ASSERT_FALSE(offline.main_pid().empty()) << "the session's supervisor never ran";
+    const HeldSession offline("alice", "wallsoffline", "probe-offline", {"nr-probe", "sleep", "60"});
+    ASSERT_FALSE(offline.main_pid().empty()) << "the session's supervisor never ran: " << offline.last_seen();
     EXPECT_NE(std::filesystem::read_symlink("/proc/" + offline.main_pid() + "/ns/net"), host_namespace);
     const auto interfaces = read_file("/proc/" + offline.main_pid() + "/net/dev");
     EXPECT_NE(interfaces.find(" lo:"), std::string::npos) << interfaces;
@@ -238,15 +240,15 @@ std::optional<double> exposure_of(const std::string& unit)
 TEST(ASessionUnit, ScoresBelowFourInSystemdAnalyzeSecurity)
 {
     const std::string control = "nr-analyze-control.service";
-    ASSERT_EQ(run({"systemd-run", "--unit", control, "--property", "User=" + std::string(kWorker), "sleep", "60"}).status,
-              0);
+    ASSERT_EQ(
+        run({"systemd-run", "--unit", control, "--property", "User=" + std::string(kWorker), "sleep", "60"}).status, 0);
     const auto plain = exposure_of(control);
     run({"systemctl", "stop", control});
     ASSERT_TRUE(plain.has_value()) << "positive control: the score of a plain unit is read";
     EXPECT_GT(*plain, 8.0) << "positive control: a unit without hardening scores high";
 
-    const HeldSession session("alice", "walls-score", "shell", {"sh", "-c", "sleep 60"});
-    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran";
+    const HeldSession session("alice", "wallsscore", "shell", {"sh", "-c", "sleep 60"});
+    ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
     const auto score = exposure_of(session.unit());
     ASSERT_TRUE(score.has_value());
     std::cout << "session unit exposure: " << *score << '\n';

@@ -332,7 +332,8 @@ TEST(TheShippedGatewayProfiles, GiveTheSessionTheBaseUrlsTheDocsTellTheWorkerToU
         request.adapter = name;
         request.argv = {name, "--version"};
         return plan_session(config, request, RunAsUser{"metis-worker", 990, 990},
-                            HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}, {}}, "token", kGatewayToken)
+                            HostFacts{"/usr/libexec/native-runtime/native-runtime-launch", {}, {}}, "token",
+                            kGatewayToken)
             .launch.environment;
     };
     const auto codex = environment_of("codex.yaml", "codex");

@@ -18,8 +18,8 @@
 namespace nr::core {
 
 // A property as systemd reports it, already converted from its bus type.
-using EffectiveValue = std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, AddressList, ExecCommand,
-                                    NameList, ErrorNumber>;
+using EffectiveValue = std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, AddressList,
+                                    ExecCommand, NameList, ErrorNumber>;
 using EffectiveProperties = std::map<std::string, EffectiveValue, std::less<>>;
 
 struct Weakening {
