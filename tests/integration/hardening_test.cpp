@@ -103,8 +103,14 @@ RaceCounts race_sessions(const std::string& ws, const std::string& candidate, co
             // bwrap resolves the descriptor's path once more to mount it and
             // compares the mount with the descriptor: a swapped name makes
             // that mount fail or bwrap die ("Race condition binding dirfd").
+            // Earlier still, systemd resolves the name for the unit's
+            // ReadWritePaths= and fails the unit's namespace set-up when it
+            // is mid-swap: exit status 226 (EXIT_NAMESPACE), before the
+            // launcher runs.
+            constexpr int kSystemdNamespaceSetupFailed = 226;
             EXPECT_TRUE(outcome.err.find("native-runtime-launch: InvalidPath") != std::string::npos ||
-                        outcome.err.find("bwrap: ") != std::string::npos)
+                        outcome.err.find("bwrap: ") != std::string::npos ||
+                        outcome.status == kSystemdNamespaceSetupFailed)
                 << outcome.status << ": " << outcome.err;
         }
         if (::testing::Test::HasFailure()) {
