@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace nr::itest;
@@ -53,22 +55,44 @@ std::string root_creates(const std::string& path)
     return "ok";
 }
 
+// " comm comm ... " of every descendant of `pid`.
+std::string descendant_commands(const std::string& pid)
+{
+    std::string all = " ";
+    std::vector<std::string> queue{pid};
+    while (!queue.empty()) {
+        const auto next = queue.back();
+        queue.pop_back();
+        std::ifstream children("/proc/" + next + "/task/" + next + "/children");
+        std::string child;
+        while (children >> child) {
+            all += without_trailing_space(read_file("/proc/" + child + "/comm")) + " ";
+            queue.push_back(child);
+        }
+    }
+    return all;
+}
+
 // A session that sleeps in its sandbox until the object goes away; main_pid()
 // is its unit's main process once that is the supervisor, bwrap's parent.
 class HeldSession {
 public:
+    // `command` is the name of the process that runs once the sandbox is up.
     HeldSession(const std::string& owner, const std::string& chat, const std::string& adapter,
-                const std::vector<std::string>& argv)
-        : unit_(unit_of(owner, chat)), session_(as_user(kWorker, ctl_run(owner, chat, adapter, argv)))
+                const std::vector<std::string>& argv, std::string command)
+        : unit_(unit_of(owner, chat)), command_(std::move(command)),
+          session_(as_user(kWorker, ctl_run(owner, chat, adapter, argv)))
     {
         eventually(30, [&] {
             const auto pid = unit_property(unit_, "MainPID");
             std::error_code ec;
             const auto exe = std::filesystem::read_symlink("/proc/" + pid + "/exe", ec);
-            std::string child;
-            std::ifstream("/proc/" + pid + "/task/" + pid + "/children") >> child;
-            last_seen_ = "MainPID=" + pid + " exe=" + exe.string() + " child=" + child;
-            if (pid.empty() || pid == "0" || exe != kSupervisor || child.empty()) {
+            const auto running = descendant_commands(pid);
+            last_seen_ = "MainPID=" + pid + " exe=" + exe.string() + " descendants=" + running;
+            // The sandbox's command itself, not only bwrap: the probes look
+            // at a session that is set up, and a stop then ends it at once.
+            if (pid.empty() || pid == "0" || exe != kSupervisor ||
+                running.find(" " + command_ + " ") == std::string::npos) {
                 return false;
             }
             main_pid_ = pid;
@@ -81,8 +105,16 @@ public:
     HeldSession& operator=(HeldSession&&) = delete;
     ~HeldSession()
     {
-        run({"systemctl", "stop", unit_});
+        const auto stopping = std::chrono::steady_clock::now();
+        const auto stop = run({"systemctl", "stop", unit_});
+        const auto stopped = std::chrono::steady_clock::now();
         session_.wait();
+        std::cout << "stop " << unit_ << ": status " << stop.status << " " << stop.err << ", "
+                  << std::chrono::duration_cast<std::chrono::milliseconds>(stopped - stopping).count()
+                  << " ms, run ended after "
+                  << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stopping)
+                         .count()
+                  << " ms\n";
     }
 
     [[nodiscard]] const std::string& unit() const { return unit_; }
@@ -94,6 +126,7 @@ public:
 
 private:
     std::string unit_;
+    std::string command_;
     Background session_;
     std::string main_pid_;
     std::string last_seen_;
@@ -131,7 +164,7 @@ std::map<std::string, std::string> probe_as_worker_in(const std::optional<std::s
 
 TEST(ASessionUnitsFileSystem, IsReadOnlyOutsideDataDirEvenForRoot)
 {
-    const HeldSession session("alice", "wallsfs", "shell", {"sh", "-c", "sleep 60"});
+    const HeldSession session("alice", "wallsfs", "shell", {"sh", "-c", "sleep 60"}, "sleep");
     ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
 
     EXPECT_EQ(root_creates("/etc/nr-wall-probe"), "ok") << "positive control: root writes /etc on the host";
@@ -151,7 +184,7 @@ TEST(ASessionUnitsFileSystem, HasNoHomesAndATmpOfItsOwn)
         write_file(marker, "on the host\n");
     }
     {
-        const HeldSession session("alice", "wallshomes", "shell", {"sh", "-c", "sleep 60"});
+        const HeldSession session("alice", "wallshomes", "shell", {"sh", "-c", "sleep 60"}, "sleep");
         ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
         for (const auto& marker : markers) {
             EXPECT_TRUE(exists(marker)) << "positive control: " << marker << " is there on the host";
@@ -170,7 +203,7 @@ TEST(ASessionUnitsUserNamespace, MapsOnlyRootAndTheSessionUser)
     EXPECT_EQ(std::regex_replace(without_trailing_space(read_file("/proc/self/uid_map")), std::regex(" +"), " "),
               " 0 0 4294967295")
         << "positive control: the host maps every uid";
-    const HeldSession session("alice", "wallsusers", "shell", {"sh", "-c", "sleep 60"});
+    const HeldSession session("alice", "wallsusers", "shell", {"sh", "-c", "sleep 60"}, "sleep");
     ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
     const auto uid = id_of("-u", kWorker);
     const auto map = std::regex_replace(read_file("/proc/" + session.main_pid() + "/uid_map"), std::regex(" +"), " ");
@@ -193,7 +226,7 @@ TEST(ASessionUnitsDevices, AreOnlyThePseudoDevices)
     EXPECT_EQ(probe_as_worker_in(std::nullopt, {"read", tun})["read"], "ok")
         << "positive control: the worker opens it outside";
 
-    const HeldSession session("alice", "wallsdevices", "shell", {"sh", "-c", "sleep 60"});
+    const HeldSession session("alice", "wallsdevices", "shell", {"sh", "-c", "sleep 60"}, "sleep");
     ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
     EXPECT_EQ(probe_as_worker_in(session.unit(), {"read", null_device})["read"], "ok")
         << "positive control: a pseudo device opens in the unit's cgroup";
@@ -205,12 +238,12 @@ TEST(AnOfflineSessionsUnit, HasANetworkNamespaceOfItsOwnWhereAHostSessionsShares
 {
     const auto host_namespace = std::filesystem::read_symlink("/proc/self/ns/net");
     {
-        const HeldSession host("alice", "wallshostnet", "shell", {"sh", "-c", "sleep 60"});
+        const HeldSession host("alice", "wallshostnet", "shell", {"sh", "-c", "sleep 60"}, "sleep");
         ASSERT_FALSE(host.main_pid().empty()) << "the session's supervisor never ran: " << host.last_seen();
         EXPECT_EQ(std::filesystem::read_symlink("/proc/" + host.main_pid() + "/ns/net"), host_namespace)
             << "positive control: a network: host session's unit shares it";
     }
-    const HeldSession offline("alice", "wallsoffline", "probe-offline", {"nr-probe", "sleep", "60"});
+    const HeldSession offline("alice", "wallsoffline", "probe-offline", {"nr-probe", "sleep", "60"}, "nr-probe");
     ASSERT_FALSE(offline.main_pid().empty()) << "the session's supervisor never ran: " << offline.last_seen();
     EXPECT_NE(std::filesystem::read_symlink("/proc/" + offline.main_pid() + "/ns/net"), host_namespace);
     const auto interfaces = read_file("/proc/" + offline.main_pid() + "/net/dev");
@@ -247,7 +280,7 @@ TEST(ASessionUnit, ScoresBelowFourInSystemdAnalyzeSecurity)
     ASSERT_TRUE(plain.has_value()) << "positive control: the score of a plain unit is read";
     EXPECT_GT(*plain, 8.0) << "positive control: a unit without hardening scores high";
 
-    const HeldSession session("alice", "wallsscore", "shell", {"sh", "-c", "sleep 60"});
+    const HeldSession session("alice", "wallsscore", "shell", {"sh", "-c", "sleep 60"}, "sleep");
     ASSERT_FALSE(session.main_pid().empty()) << "the session's supervisor never ran: " << session.last_seen();
     const auto score = exposure_of(session.unit());
     ASSERT_TRUE(score.has_value());
