@@ -34,6 +34,13 @@ struct Ended {
     std::int32_t status = 0;
 };
 
+// How long `run` waits for the helper to answer StartSession. sd-bus's
+// default, 25 s, is shorter than a start can take when many begin at once on
+// a loaded host (each waits for its place in the helper and for systemd's
+// job); the helper bounds what follows itself (a launcher that has not
+// claimed its spec within 120 s is stopped).
+constexpr std::chrono::seconds kStartSessionTimeout{120};
+
 // The helper's Manager interface for calls only: the generated proxy would
 // also subscribe to every session's signals.
 class Manager {
@@ -49,6 +56,7 @@ public:
         sdbus::ObjectPath path;
         proxy_->callMethod("StartSession")
             .onInterface(core::kManagerInterface)
+            .withTimeout(std::chrono::duration_cast<std::chrono::microseconds>(kStartSessionTimeout))
             .withArguments(options.owner, options.chat, options.job, options.adapter, options.command,
                            options.workspace, env, options.run_as, sdbus::UnixFd(STDIN_FILENO),
                            sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO))
