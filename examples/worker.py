@@ -132,7 +132,9 @@ class Session:
         message = new_method_call(HELPER, "StartSessionWithOptions", "sssashhha{sv}",
                                   (self.args.owner, self.args.chat, self.args.adapter, self.args.command,
                                    sys.stdin.fileno(), stdout_w, stderr_w, options))
-        self.unit = self.call(message)[0]
+        # Above the first call's wait for the helper's preflight canary
+        # (docs/dbus-api.md, StartSession), as native-runtimectl run waits.
+        self.unit = self.call(message, timeout=120)[0]
         log(f"started {self.unit}")
 
     def stop(self):
