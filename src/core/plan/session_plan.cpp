@@ -242,19 +242,13 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         {"ProcSubset", std::string("all")},
         {"CapabilityBoundingSet", std::uint64_t{0}},
         {"AmbientCapabilities", std::uint64_t{0}},
-        // Only properties whose seccomp filters inspect no argument of a hot
-        // call: the kernel decides the agent's openat, read, stat, ... from
-        // its cache only when every filter of the stack allows them without
-        // reading an argument. SystemCallArchitectures= compares the
-        // architecture, the deny list (core/plan/unit_syscalls.h) numbers,
-        // RestrictAddressFamilies= socket()'s family. Left to the launcher's
-        // program (core/plan/seccomp_rules.cpp) or covered otherwise: what
-        // LockPersonality= (personality's argument), RestrictSUIDSGID=
-        // (openat's mode), RestrictNamespaces= (clone's flags, and bwrap
-        // needs namespaces) and MemoryDenyWriteExecute= (mmap's protection,
-        // and V8 needs it) would check; RestrictRealtime= is LimitRTPRIO=0
-        // with no CAP_SYS_NICE. The argument per property: "One cacheable
-        // filter stack" in docs/security-model.md.
+        // Only seccomp properties that read no argument of a hot call, so
+        // the kernel keeps deciding openat, read, stat, ... from its cache
+        // (core/plan/unit_syscalls.h); LockPersonality=, RestrictSUIDSGID=,
+        // RestrictNamespaces= and MemoryDenyWriteExecute= are left to the
+        // launcher's program or cannot be set around bwrap, and
+        // RestrictRealtime= is LimitRTPRIO=0 with no CAP_SYS_NICE: "One
+        // cacheable filter stack" in docs/security-model.md.
         {"LimitRTPRIO", std::uint64_t{0}},
         // Not ProtectKernelTunables: bwrap --disable-userns writes
         // /proc/sys/user/max_user_namespaces inside the new user namespace
@@ -263,13 +257,9 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         // no capability that could write it.
         {"ProtectControlGroups", true},
         {"SystemCallArchitectures", std::vector<std::string>{"native"}},
-        // A user namespace that maps only root and the session's user: every
-        // other user's files show as nobody's, and no process of the unit
-        // holds a capability over anything of the host's. bwrap nests its
-        // own user namespace inside.
+        // Only root and the session's user are mapped (bwrap nests its own
+        // user namespace inside); the device cgroup allows pseudo devices.
         {"PrivateUsers", true},
-        // The device cgroup allows the pseudo devices (null, zero, full,
-        // random, urandom, tty, ptmx and the pty pairs) and nothing else.
         {"DevicePolicy", std::string("closed")},
         {"KillMode", std::string("control-group")},
         {"CollectMode", std::string("inactive-or-failed")},
