@@ -270,10 +270,17 @@ TEST_F(AGatewaySession, HasItsRequestsAndBytesCountedInStatusAndTheOwnersLogs)
     const auto endpoint = upstream();
     Background session(client_session("gwcount", {"providers", "3", "/responses", "60"}));
     nlohmann::json status;
-    ASSERT_TRUE(eventually(60, [&] {
-        status = status_json("alice", "gwcount");
-        return gateway_count(status, "session", "requests") == 3;
-    })) << status.dump();
+    if (!eventually(60, [&] {
+            status = status_json("alice", "gwcount");
+            return gateway_count(status, "session", "requests") == 3;
+        })) {
+        // What the session's own run said is the first thing to read then.
+        (void)run({kCtl, "stop", "--owner", "alice", "--chat", "gwcount"});
+        const auto outcome = session.wait();
+        FAIL() << "status " << status.dump() << "; the session's run ended " << outcome.status << ", out:\n"
+               << outcome.out << "\nerr:\n"
+               << outcome.err;
+    }
     EXPECT_GT(gateway_count(status, "session", "bytes_in"), 0U) << status.dump();
     EXPECT_GT(gateway_count(status, "session", "bytes_out"), 0U) << status.dump();
     EXPECT_EQ(gateway_count(status, "session", "refused"), 0U) << status.dump();
