@@ -78,12 +78,19 @@ struct RaceCounts {
 };
 
 // Starts sessions on `ws` while the worker swaps it with `candidate` in a
-// loop. Fails the test if a session ever sees anything but the marker of
-// the directory the helper accepts.
+// loop, swapped a quarter of the time: a launch looks at the name four times
+// (the helper, systemd's ReadWritePaths=, the launcher, bwrap), so about a
+// third of the launches pass all four and run, a quarter meet the swap at the
+// helper and the rest after its check. Swapped half of the time, about one
+// launch in sixteen could run, and a sanitizer run of 22 launches saw none
+// run (CI, after issue 30 added the ReadWritePaths= look). Fails the
+// test if a session ever sees anything but the marker of the directory the
+// helper accepts.
 RaceCounts race_sessions(const std::string& ws, const std::string& candidate, const std::string& chat)
 {
     RaceCounts counts;
-    Background swapper(as_user(kWorker, {kProbe, "exchange-loop", ws, candidate, "60"}));
+    constexpr const char* kSwappedUsPerMs = "250";
+    Background swapper(as_user(kWorker, {kProbe, "exchange-loop", ws, candidate, "60", kSwappedUsPerMs}));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
     for (int i = 0; i < 200 && std::chrono::steady_clock::now() < deadline; ++i) {
         const auto outcome = run(

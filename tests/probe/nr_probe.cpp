@@ -112,17 +112,45 @@ int verb_write(const std::string& path)
     return 0;
 }
 
-// Swaps two names atomically (renameat2 RENAME_EXCHANGE) as fast as it can
-// for `seconds`: the worker-side attacker that races the helper's check of
-// a workspace against the sandbox's bind of it.
-int verb_exchange_loop(const std::string& a, const std::string& b, const std::string& seconds)
+bool exchange(const std::string& a, const std::string& b)
 {
+    if (syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
+        std::cout << "exchange=" << errno_name(errno) << '\n';
+        return false;
+    }
+    return true;
+}
+
+void sleep_us(long us)
+{
+    timespec pause{0, us * 1000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+    }
+}
+
+// Swaps two names atomically (renameat2 RENAME_EXCHANGE) for `seconds`: the
+// worker-side attacker that races the helper's check of a workspace against
+// the sandbox's bind of it. Without `swapped_us`, as fast as it can, so each
+// name is swapped half of the time. With it, in cycles of 1 ms: swapped for
+// `swapped_us`, back for the rest. A launch looks at the name several times
+// (the helper, systemd's ReadWritePaths=, the launcher, bwrap); at one half
+// hardly any launch passes all of them on a slow machine, and then the test
+// cannot show that launches in the real workspace still run.
+int verb_exchange_loop(const std::string& a, const std::string& b, const std::string& seconds, long swapped_us)
+{
+    constexpr long kCycleUs = 1000;
     const auto end = std::time(nullptr) + std::stol(seconds);
     long swaps = 0;
     while (std::time(nullptr) < end) {
-        if (syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0) {
-            std::cout << "exchange=" << errno_name(errno) << '\n';
+        if (!exchange(a, b)) {
             return 1;
+        }
+        if (swapped_us > 0) {
+            sleep_us(swapped_us);
+            if (!exchange(a, b)) {
+                return 1;
+            }
+            sleep_us(kCycleUs - swapped_us);
         }
         ++swaps;
     }
@@ -315,7 +343,8 @@ int main(int argc, char** argv)
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cerr << "usage: nr-probe read PATH | write PATH | listen | io-uring | pids | find-canary HEX | status | "
-                     "fds | exchange-loop A B SECONDS | connect HOST PORT | udp HOST PORT | connect-abstract NAME | "
+                     "fds | exchange-loop A B SECONDS [SWAPPED_US] | connect HOST PORT | udp HOST PORT | "
+                     "connect-abstract NAME | "
                      "env-has NAME | "
                      "try NAME... | try-invalid NAME...\n";
         return 2;
@@ -327,8 +356,13 @@ int main(int argc, char** argv)
     if (verb == "write" && args.size() == 2) {
         return verb_write(args[1]);
     }
-    if (verb == "exchange-loop" && args.size() == 4) {
-        return verb_exchange_loop(args[1], args[2], args[3]);
+    if (verb == "exchange-loop" && (args.size() == 4 || args.size() == 5)) {
+        const long swapped_us = args.size() == 5 ? std::stol(args[4]) : 0;
+        if (swapped_us < 0 || swapped_us >= 1000) {
+            std::cerr << "nr-probe: exchange-loop: SWAPPED_US is 0 to 999\n";
+            return 2;
+        }
+        return verb_exchange_loop(args[1], args[2], args[3], swapped_us);
     }
     if (verb == "listen") {
         return verb_listen();
