@@ -16,6 +16,17 @@ Run as root on a host where systemd is PID 1, for example a booted VM:
     -- python3 /root/extra-fds-experiment.py
 On systemd < 257 every case is expected to be refused; the error is what the
 helper's choice between the two launch paths would see.
+
+Results (2026-12-05, booted VMs of scripts/with-vm):
+- Debian 13, systemd 257.13: both cases start. The service, uid 65534, gets
+  LISTEN_PID equal to its own pid, LISTEN_FDS=1 (or 2) and
+  LISTEN_FDNAMES=nr-launch-spec (or nr-launch-spec:nr-helper-channel); fd 3
+  is the memfd, still owned by uid 0, seals 0xf (all four), its content
+  readable and a write refused (EPERM); fd 4 the socket. The hardened
+  settings change none of it.
+- Debian 12 + backports, systemd 252.39: both refused with
+  org.freedesktop.DBus.Error.PropertyReadOnly "Cannot set property
+  ExtraFileDescriptors, or unknown property."
 """
 
 import fcntl
@@ -60,7 +71,8 @@ def sealed_memfd(data):
 
 def start(conn, name, extra_fds, hardened):
     props = [
-        ("ExecStart", ("a(sasb)", [("/bin/sh", ["sh", "-c", REPORT], False)])),
+        # systemd expands $NAME in ExecStart= itself; $$ passes a $ to sh.
+        ("ExecStart", ("a(sasb)", [("/bin/sh", ["sh", "-c", REPORT.replace("$", "$$")], False)])),
         ("Type", ("s", "exec")),
         ("User", ("s", "nobody")),
         ("StandardOutput", ("s", "journal")),
