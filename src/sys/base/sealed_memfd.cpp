@@ -81,7 +81,10 @@ std::string read_sealed_memfd(int fd, uid_t owner, std::size_t max_size, std::st
     if (fstat(fd, &st) != 0) {
         failed(what, "fstat");
     }
-    if (!S_ISREG(st.st_mode) || st.st_uid != owner) {
+    if (!S_ISREG(st.st_mode)) {
+        refused(what, "not a regular memfd");
+    }
+    if (st.st_uid != owner) {
         refused(what, "the memfd is owned by uid " + std::to_string(st.st_uid) + ", not " + std::to_string(owner));
     }
     if (st.st_size < 0 || static_cast<std::size_t>(st.st_size) > max_size) {
