@@ -29,6 +29,7 @@ extern "C" int nr_fuzz_ids_one_input(const std::uint8_t* data, std::size_t size)
 extern "C" int nr_fuzz_relpath_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_receipt_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_launch_spec_one_input(const std::uint8_t* data, std::size_t size);
+extern "C" int nr_fuzz_launch_spec_bytes_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_supervisor_args_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_gateway_control_one_input(const std::uint8_t* data, std::size_t size);
 extern "C" int nr_fuzz_gateway_route_one_input(const std::uint8_t* data, std::size_t size);
@@ -82,6 +83,11 @@ int feed_receipt(const std::string& input)
 int feed_launch_spec(const std::string& input)
 {
     return nr_fuzz_launch_spec_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+}
+
+int feed_launch_spec_bytes(const std::string& input)
+{
+    return nr_fuzz_launch_spec_bytes_one_input(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
 int feed_supervisor_args(const std::string& input)
@@ -144,6 +150,7 @@ class AnIdCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ARelativePathCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AReceiptCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ALaunchSpecCorpusInput : public ::testing::TestWithParam<fs::path> {};
+class ALaunchSpecBytesCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class ASupervisorArgsCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayControlCorpusInput : public ::testing::TestWithParam<fs::path> {};
 class AGatewayRouteCorpusInput : public ::testing::TestWithParam<fs::path> {};
@@ -317,6 +324,28 @@ TEST(MutatedLaunchSpecCorpusInputs, PassTheLaunchSpecFuzzHarness)
         const auto& file = files[static_cast<std::size_t>(round) % files.size()];
         const auto input = mutated(read_file(file), rng, interesting, 3);
         ASSERT_NO_THROW(feed_launch_spec(input)) << "round " << round << ":\n" << input;
+    }
+}
+
+TEST_P(ALaunchSpecBytesCorpusInput, PassesTheLaunchSpecBytesFuzzHarness)
+{
+    const auto input = read_file(GetParam());
+    EXPECT_NO_THROW(feed_launch_spec_bytes(input)) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Replay, ALaunchSpecBytesCorpusInput, ::testing::ValuesIn(corpus_files("launch_spec_bytes")),
+                         corpus_test_name);
+
+TEST(MutatedLaunchSpecBytesCorpusInputs, PassTheLaunchSpecBytesFuzzHarness)
+{
+    std::mt19937 rng(20261215U); // fixed seed: a failure reproduces
+    const auto files = corpus_files("launch_spec_bytes");
+    ASSERT_FALSE(files.empty());
+    const std::string interesting{'\0', '\x01', '\x02', '\x7f', '\xff', '/', '=', 'a'};
+    for (int round = 0; round < 20000; ++round) {
+        const auto& file = files[static_cast<std::size_t>(round) % files.size()];
+        const auto input = mutated(read_file(file), rng, interesting, 3);
+        ASSERT_NO_THROW(feed_launch_spec_bytes(input)) << "round " << round;
     }
 }
 
