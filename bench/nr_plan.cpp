@@ -134,6 +134,8 @@ Json value_json(const nr::core::PropertyValue& value)
                 return v == nr::core::StdioSlot::Input    ? "input"
                        : v == nr::core::StdioSlot::Output ? "output"
                                                           : "error";
+            } else if constexpr (std::is_same_v<T, nr::core::PassedDescriptorSlot>) {
+                return Json{{"descriptor", v.name}};
             } else if constexpr (std::is_same_v<T, nr::core::JournalFields>) {
                 return v.fields;
             } else if constexpr (std::is_same_v<T, nr::core::AddressList>) {
@@ -269,8 +271,11 @@ int main(int argc, char** argv)
         if (!user) {
             nr::core::fail(nr::core::ErrorKind::InvalidArgument, "no such user " + options.user);
         }
-        const auto plan = nr::core::plan_session(config, options.request, *user,
-                                                 nr::sys::observe_host(NR_LAUNCHER_PATH), "plan-only");
+        // Claim's plan: the baselines are systemd-run units, which cannot
+        // be handed a descriptor of the helper's.
+        const auto plan =
+            nr::core::plan_session(config, options.request, *user,
+                                   nr::sys::observe_host(NR_LAUNCHER_PATH, nr::core::SpecDelivery::Claim), "plan-only");
         std::cout << nr::core::json_text(plan_json(plan), nr::core::JsonStyle::Pretty) << '\n';
     } catch (const nr::core::Error& e) {
         std::cerr << "nr-plan: " << nr::core::error_name(e.kind()) << ": " << e.what() << '\n';

@@ -34,10 +34,23 @@ std::optional<core::LaunchSpec> ClaimTable::claim(const std::string& token, cons
     if (state(token, caller_unit, caller_uid) != ClaimState::Ready) {
         return std::nullopt;
     }
+    return take(pending_.find(token));
+}
+
+std::optional<core::LaunchSpec> ClaimTable::take_for_channel(const std::string& token)
+{
     const auto it = pending_.find(token);
+    if (it == pending_.end() || !it->second.by_channel || !it->second.confirmed) {
+        return std::nullopt;
+    }
+    return take(it);
+}
+
+core::LaunchSpec ClaimTable::take(std::map<std::string, PendingLaunch>::iterator it)
+{
     auto spec = std::move(it->second.spec);
     if (it->second.gateway) {
-        handovers_[token] =
+        handovers_[it->first] =
             PendingHandover{it->second.unit_name, it->second.uid, std::move(*it->second.gateway), it->second.deadline};
     }
     pending_.erase(it);
@@ -47,7 +60,8 @@ std::optional<core::LaunchSpec> ClaimTable::claim(const std::string& token, cons
 ClaimState ClaimTable::state(const std::string& token, const std::string& caller_unit, uid_t caller_uid) const
 {
     const auto it = pending_.find(token);
-    if (it == pending_.end() || it->second.unit_name != caller_unit || it->second.uid != caller_uid) {
+    if (it == pending_.end() || it->second.unit_name != caller_unit || it->second.uid != caller_uid ||
+        it->second.by_channel) {
         return ClaimState::NoMatch;
     }
     return it->second.confirmed ? ClaimState::Ready : ClaimState::Unconfirmed;

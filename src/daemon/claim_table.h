@@ -28,6 +28,9 @@ struct PendingLaunch {
     // Set for a `network: gateway` session: what the helper registers with
     // the gateway once the launcher hands over its listener.
     std::optional<core::GatewaySession> gateway;
+    // The helper sends this spec over the unit's helper channel
+    // (core::SpecDelivery::HelperChannel): Claim never hands it out.
+    bool by_channel = false;
 };
 
 // What a Claim would get now.
@@ -51,7 +54,10 @@ public:
     // claim leaves the entry in place: a stranger can neither read the spec
     // nor burn it.
     // An unconfirmed spec is not handed out.
+    // A spec sent by channel is never claimed: NoMatch for every caller.
     std::optional<core::LaunchSpec> claim(const std::string& token, const std::string& caller_unit, uid_t caller_uid);
+    // The confirmed spec sent by channel, once, for the helper to send.
+    std::optional<core::LaunchSpec> take_for_channel(const std::string& token);
     [[nodiscard]] ClaimState state(const std::string& token, const std::string& caller_unit, uid_t caller_uid) const;
     void confirm(const std::string& token);
 
@@ -76,6 +82,8 @@ private:
         core::GatewaySession session;
         std::chrono::steady_clock::time_point deadline;
     };
+
+    core::LaunchSpec take(std::map<std::string, PendingLaunch>::iterator it);
 
     std::map<std::string, PendingLaunch> pending_;
     std::map<std::string, PendingHandover> handovers_; // by claim token

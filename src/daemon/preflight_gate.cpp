@@ -7,6 +7,7 @@
 #include "core/ops/preflight.h"
 #include "daemon/handler_steps.h"
 #include "sys/base/journal_writer.h"
+#include "sys/base/launch_channel.h"
 #include "sys/host/host_facts.h"
 #include "sys/preflight/canary_cache.h"
 #include "sys/preflight/preflight.h"
@@ -144,7 +145,13 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
             core::fail(core::ErrorKind::PreflightFailed, "no read-only grant contains /usr/bin/true to run");
         }
         run.token = ClaimTable::new_token();
-        const auto plan = core::plan_canary(config_, user, sys::observe_host(launcher_path_), run.token, command);
+        const auto plan = core::plan_canary(config_, user, sys::observe_host(launcher_path_, systemd_.spec_delivery()),
+                                            run.token, command);
+        const bool by_channel = core::find_property(plan.properties, "ExtraFileDescriptors") != nullptr;
+        sys::LaunchChannel channel;
+        if (by_channel) {
+            channel = sys::new_launch_channel();
+        }
         std::array<int, 2> pipe_fds{};
         if (::pipe2(pipe_fds.data(), O_CLOEXEC | O_NONBLOCK) != 0) {
             core::fail(core::ErrorKind::SystemdFailure, "pipe failed");
@@ -154,9 +161,11 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
         const sys::UniqueFd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
         run.path = sys::unit_object_path(core::kCanaryUnit);
         StartRollback rollback(claims_, watch_, systemd_, run.token, core::kCanaryUnit);
-        claims_.add(run.token,
-                    PendingLaunch{core::kCanaryUnit, user.uid, plan.launch,
-                                  std::chrono::steady_clock::now() + kCanaryClaimDeadline, true, std::nullopt});
+        // Confirmed from the start: the canary has no read-back of its own;
+        // its run is the check.
+        claims_.add(run.token, PendingLaunch{core::kCanaryUnit, user.uid, plan.launch,
+                                             std::chrono::steady_clock::now() + kCanaryClaimDeadline, true,
+                                             std::nullopt, by_channel});
         watch_.track(core::kCanaryUnit, run.path, "", "", "");
         // systemd collects the previous canary (ours, or one of an earlier
         // helper instance) asynchronously after its Unref: wait for the name.
@@ -165,7 +174,9 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
             try {
                 systemd_.start_transient(
                     core::kCanaryUnit, plan.properties,
-                    {sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()), sdbus::UnixFd(write_end.get())});
+                    sys::UnitDescriptors{
+                        {sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()), sdbus::UnixFd(write_end.get())},
+                        channel.unit_end.get()});
                 break;
             } catch (const core::Error& e) {
                 if (e.kind() != core::ErrorKind::SessionBusy || std::chrono::steady_clock::now() > busy_deadline) {
@@ -173,6 +184,13 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
                 }
             }
             std::this_thread::sleep_for(kBusyPollInterval);
+        }
+        if (by_channel) {
+            const auto spec = claims_.take_for_channel(run.token);
+            if (!spec) {
+                core::fail(core::ErrorKind::PreflightFailed, "the canary's launch spec is gone before it was sent");
+            }
+            sys::send_launch_spec(channel.helper_end.get(), *spec);
         }
         rollback.commit();
     } catch (const core::Error& e) {

@@ -9,6 +9,7 @@
 #include "daemon/gateway_registrations.h"
 #include "daemon/handler_steps.h"
 #include "sys/base/journal_writer.h"
+#include "sys/base/launch_channel.h"
 #include "sys/base/random_token.h"
 #include "sys/bus/bus_compat.h"
 #include "sys/fs/safe_dirs.h"
@@ -89,7 +90,8 @@ core::SessionPlan StartPipeline::plan(const core::SessionRequest& request, const
                                       const std::string& worker, const std::string& token,
                                       const std::string& gateway_token)
 {
-    auto plan = core::plan_session(config_, request, user, sys::observe_host(launcher_path_), token, gateway_token);
+    auto plan = core::plan_session(config_, request, user, sys::observe_host(launcher_path_, systemd_.spec_delivery()),
+                                   token, gateway_token);
     core::add_journal_field(plan.properties, core::field_assignment(core::kFieldWorker, worker));
     // Provider session directories hold state the owner's earlier runs
     // left; they are never created, moved or copied here, only mounted.
@@ -126,8 +128,9 @@ void StartPipeline::start(StartReply&& reply, const core::SessionRequest& reques
     // never race ahead of it, unconfirmed until the read-back below
     // passed; until commit, any failure below withdraws it.
     StartRollback rollback(claims_, sessions_, systemd_, token, plan.unit_name);
-    PendingLaunch pending{plan.unit_name, user.uid,    plan.launch, std::chrono::steady_clock::now() + kClaimDeadline,
-                          false,          std::nullopt};
+    const bool by_channel = core::find_property(plan.properties, "ExtraFileDescriptors") != nullptr;
+    PendingLaunch pending{plan.unit_name, user.uid,     plan.launch, std::chrono::steady_clock::now() + kClaimDeadline,
+                          false,          std::nullopt, by_channel};
     if (gateway != nullptr) {
         pending.gateway =
             core::gateway_session(config_, *gateway, plan.unit_name, request.owner, request.chat, gateway_token);
@@ -137,11 +140,19 @@ void StartPipeline::start(StartReply&& reply, const core::SessionRequest& reques
     // of its name, and a session that ends at once must not be missed.
     const auto path = sys::unit_object_path(plan.unit_name);
     sessions_.track(plan.unit_name, path, request.owner, request.chat, request.job);
-    auto start = std::make_unique<sys::TransientStart>(connection_, plan.unit_name, plan.properties, stdio);
+    // systemd keeps its own copy of the unit's end (the call carries it);
+    // ours closes when this function returns.
+    sys::LaunchChannel channel;
+    if (by_channel) {
+        channel = sys::new_launch_channel();
+    }
+    auto start = std::make_unique<sys::TransientStart>(connection_, plan.unit_name, plan.properties,
+                                                       sys::UnitDescriptors{stdio, channel.unit_end.get()});
     auto read =
         std::make_unique<sys::EffectivePropertiesRead>(connection_, path, sys::kServiceInterface, plan.properties);
     in_flight_.push_back(InFlight{std::move(reply), request, worker, caller, user.uid, plan.unit_name, path, token,
-                                  std::move(plan.properties), std::move(start), std::move(read)});
+                                  std::move(plan.properties), std::move(start), std::move(read),
+                                  std::move(channel.helper_end)});
     // From here finish answers, or undoes the start.
     rollback.commit();
 }
@@ -183,9 +194,27 @@ void StartPipeline::finish(InFlight& start)
         return;
     }
     claims_.confirm(start.token);
+    if (start.channel.valid()) {
+        try {
+            send_by_channel(start);
+        } catch (const core::Error& e) {
+            refuse(start, e);
+            return;
+        }
+    }
     started_(start.request.adapter, start.worker, start.unit);
     log_started(start);
     start.reply.returnResults(start.unit, start.path);
+}
+
+void StartPipeline::send_by_channel(InFlight& start)
+{
+    const auto spec = claims_.take_for_channel(start.token);
+    if (!spec) {
+        fail(ErrorKind::LaunchFailed, "the launch spec of " + start.unit + " is gone before it was sent");
+    }
+    sys::send_launch_spec(start.channel.get(), *spec);
+    start.channel.reset();
 }
 
 void StartPipeline::refuse(InFlight& start, const core::Error& error)

@@ -14,6 +14,7 @@
 #include "core/plan/session_plan.h"
 #include "daemon/claim_table.h"
 #include "daemon/session_registry.h"
+#include "sys/base/unique_fd.h"
 #include "sys/bus/launch_spec_bus.h"
 #include "sys/systemd/effective_properties.h"
 #include "sys/systemd/systemd_manager.h"
@@ -122,6 +123,10 @@ private:
         // ignored when the start failed).
         std::unique_ptr<sys::TransientStart> start;
         std::unique_ptr<sys::EffectivePropertiesRead> read;
+        // The helper's end of the unit's helper channel, when the spec goes
+        // that way; closed unsent when the start is undone, which the
+        // launcher reads as the launch withdrawn.
+        sys::UniqueFd channel;
 
         [[nodiscard]] bool ready() const { return start->ready() && read->ready(); }
         // Whether systemd may have the unit, so undoing must stop it.
@@ -132,6 +137,8 @@ private:
                            const std::string& token, const std::string& gateway_token);
     void finish(InFlight& start);
     void refuse(InFlight& start, const core::Error& error);
+    // Once the read-back passed: the spec over the unit's helper channel.
+    void send_by_channel(InFlight& start);
     static void log_started(const InFlight& start);
     // Throws HardeningNotApplied when systemd's effective value of a planned
     // property is weaker, SystemdFailure when the read failed (finish then

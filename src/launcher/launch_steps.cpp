@@ -36,11 +36,20 @@ std::vector<char*> c_strings(const std::vector<std::string>& items)
 
 } // namespace
 
-void close_inherited_fds()
+void close_inherited_fds(int keep)
 {
-    if (syscall(SYS_close_range, 3U, UINT_MAX, 0U) != 0) {
-        fail(ErrorKind::LaunchFailed, std::string("close_range: ") + std::strerror(errno));
+    constexpr unsigned kFirst = 3;
+    const auto close_from_to = [](unsigned first, unsigned last) {
+        if (first <= last && syscall(SYS_close_range, first, last, 0U) != 0) {
+            fail(ErrorKind::LaunchFailed, std::string("close_range: ") + std::strerror(errno));
+        }
+    };
+    if (keep < static_cast<int>(kFirst)) {
+        close_from_to(kFirst, UINT_MAX);
+        return;
     }
+    close_from_to(kFirst, static_cast<unsigned>(keep) - 1);
+    close_from_to(static_cast<unsigned>(keep) + 1, UINT_MAX);
 }
 
 core::LaunchSpec claim_launch_spec(const std::string& token)

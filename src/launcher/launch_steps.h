@@ -12,8 +12,9 @@
 
 namespace nr::launcher {
 
-// Closes every descriptor above stderr that the unit might have inherited.
-void close_inherited_fds();
+// Closes every descriptor above stderr that the unit might have inherited,
+// except `keep` (the helper channel; -1: none).
+void close_inherited_fds(int keep = -1);
 
 // Fetches the launch spec for `token` from the helper over the system bus.
 core::LaunchSpec claim_launch_spec(const std::string& token);

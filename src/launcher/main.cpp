@@ -13,10 +13,12 @@
 #include "core/launch/denial_tally.h"
 #include "core/launch/launcher_args.h"
 #include "core/launch/sandbox_args.h"
+#include "launcher/helper_channel.h"
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
 #include "launcher/supervisor.h"
 #include "sys/base/journal_writer.h"
+#include "sys/base/launch_channel.h"
 #include "sys/base/sealed_memfd.h"
 #include "sys/fs/protected_paths.h"
 #include "sys/fs/safe_dirs.h"
@@ -27,6 +29,7 @@
 
 #include <sys/prctl.h>
 
+#include <chrono>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -34,6 +37,10 @@
 #include <vector>
 
 namespace {
+
+// As long as the helper keeps a launch's spec for its launcher
+// (kClaimDeadline in daemon/start_pipeline.cpp).
+constexpr auto kSpecWait = std::chrono::seconds(120);
 
 nr::core::LauncherArgs launcher_args(int argc, char** argv)
 {
@@ -126,8 +133,14 @@ int main(int argc, char** argv)
     }
     nr::sys::set_log_identifier("native-runtime-launch");
     try {
-        nr::launcher::close_inherited_fds();
         const auto command_line = launcher_args(argc, argv);
+        nr::sys::UniqueFd channel;
+        if (command_line.spec_channel) {
+            channel = nr::launcher::take_helper_channel();
+        } else {
+            nr::launcher::refuse_passed_descriptors();
+        }
+        nr::launcher::close_inherited_fds(channel.get());
         // Made by a child while this process is still dumpable (writing a
         // uid_map needs that) and holds nothing secret; joined only after
         // the last check of a path's owner, since root is unmapped in it.
@@ -138,7 +151,9 @@ int main(int argc, char** argv)
         // The spec may carry credentials: keep other processes of this uid
         // from reading our memory until exec replaces it.
         prctl(PR_SET_DUMPABLE, 0);
-        auto spec = nr::launcher::claim_launch_spec(command_line.claim_token);
+        auto spec = channel.valid() ? nr::sys::receive_launch_spec(channel.get(), kSpecWait, 0)
+                                    : nr::launcher::claim_launch_spec(command_line.claim_token);
+        channel.reset();
         check_gateway_port(command_line, spec);
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         // Waits here, inside the unit, for a serial adapter's turn.

@@ -58,6 +58,9 @@ HOST_DEPENDENT = [
     "ASessionUnitsFileSystem.IsReadOnlyOutsideDataDirEvenForRoot",
     "ASessionUnitsFileSystem.HasNoHomesAndATmpOfItsOwn",
     "ASessionUnitsUserNamespace.MapsOnlyRootAndTheSessionUser",
+    # How the launcher gets its spec follows the release's systemd: the
+    # helper channel on 257 (Debian 13), Launcher.Claim on 252.
+    "ASessionOnThisHostsSystemd.TakesItsSpecByTheHelperChannelExactlyWhenSystemdPassesDescriptors",
     "ASessionUnitsDevices.AreOnlyThePseudoDevices",
     "AnOfflineSessionsUnit.HasANetworkNamespaceOfItsOwnWhereAHostSessionsSharesTheHosts",
     "ASessionUnit.ScoresBelowFourInSystemdAnalyzeSecurity",

@@ -154,3 +154,35 @@ TEST(AHandoverStillDue, KeepsItsSpecsDeadlineForTheLoop)
     EXPECT_FALSE(table.next_deadline().has_value());
     EXPECT_TRUE(table.empty());
 }
+
+TEST(ASpecSentByChannel, IsNeverHandedOutByClaimEvenToItsOwnUnitAndUid)
+{
+    ClaimTable table;
+    auto launch = launch_for(kUnit, true);
+    launch.by_channel = true;
+    table.add("t1", std::move(launch));
+    EXPECT_EQ(table.state("t1", kUnit, kSessionUid), ClaimState::NoMatch);
+    EXPECT_FALSE(table.claim("t1", kUnit, kSessionUid).has_value());
+    // The refused Claim did not burn it: the helper still sends it, once.
+    ASSERT_TRUE(table.take_for_channel("t1").has_value());
+    EXPECT_FALSE(table.take_for_channel("t1").has_value());
+}
+
+TEST(ASpecSentByChannel, IsNotTakenBeforeItsHardeningIsConfirmed)
+{
+    ClaimTable table;
+    auto launch = launch_for(kUnit, false);
+    launch.by_channel = true;
+    table.add("t1", std::move(launch));
+    EXPECT_FALSE(table.take_for_channel("t1").has_value());
+    table.confirm("t1");
+    EXPECT_TRUE(table.take_for_channel("t1").has_value());
+}
+
+TEST(ASpecClaimedOverTheBus, IsNeverTakenForAChannel)
+{
+    ClaimTable table;
+    table.add("t1", launch_for(kUnit, true));
+    EXPECT_FALSE(table.take_for_channel("t1").has_value());
+    EXPECT_TRUE(table.claim("t1", kUnit, kSessionUid).has_value());
+}

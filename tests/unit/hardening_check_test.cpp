@@ -21,6 +21,7 @@ const UnitProperties kPlanned = {
     {"IPAddressDeny", AddressList{{parse_ip_prefix("10.0.0.0/8"), parse_ip_prefix("127.0.0.0/8")}}},
     {"IPAddressAllow", AddressList{{parse_ip_prefix("127.0.0.2")}}},
     {"StandardInputFileDescriptor", StdioSlot::Input},
+    {"ExtraFileDescriptors", PassedDescriptorSlot{"nr-helper-channel"}},
     {"ExecStart", ExecCommand{"/usr/libexec/launch", {"/usr/libexec/launch", "--claim", "t"}}},
 };
 
@@ -40,7 +41,7 @@ EffectiveProperties as_applied()
 
 } // namespace
 
-TEST(CheckedProperties, LeaveOutDescriptionAndStdioSlots)
+TEST(CheckedProperties, LeaveOutDescriptionAndDescriptorSlots)
 {
     EXPECT_THAT(checked_property_names(kPlanned),
                 ElementsAre("User", "NoNewPrivileges", "CapabilityBoundingSet", "MemoryMax", "SystemCallArchitectures",

@@ -104,6 +104,12 @@ TEST(SystemdVersion, MustHaveProtectProc)
     EXPECT_FALSE(judge_systemd_version("").passed);
 }
 
+TEST(SystemdVersion, SaysHowLaunchersGetTheirSpecOnIt)
+{
+    EXPECT_NE(judge_systemd_version("252.22-1~deb12u1").detail.find("Launcher.Claim"), std::string::npos);
+    EXPECT_NE(judge_systemd_version("257.9-1~deb13u1").detail.find("nr-helper-channel"), std::string::npos);
+}
+
 TEST(TheCanary, PassesOnlyWhenBwrapRanTheCommand)
 {
     EXPECT_TRUE(judge_canary({true, "", "success", 0, ""}).passed);

@@ -129,6 +129,8 @@ std::vector<std::string> strings_in(const PropertyValue& value)
                     out.push_back(format_ip_prefix(prefix));
                 }
                 return out;
+            } else if constexpr (std::is_same_v<V, PassedDescriptorSlot>) {
+                return {"descriptor:" + v.name};
             } else {
                 static_assert(std::is_same_v<V, StdioSlot>, "a new PropertyValue type needs rendering here");
                 return {"stdio:" + std::to_string(static_cast<int>(v))};
@@ -680,6 +682,26 @@ TEST(TheUnit, StartsTheLauncherWithTheClaimToken)
     ASSERT_NE(exec, nullptr);
     EXPECT_EQ(exec->path, kLauncher);
     EXPECT_THAT(exec->argv, ElementsAre(kLauncher, "--claim", kToken));
+    EXPECT_EQ(find_property(p.properties, "ExtraFileDescriptors"), nullptr);
+}
+
+TEST(TheUnitOnASystemdThatPassesDescriptors, GetsTheHelperChannelAndALauncherThatReadsItsSpecFromThere)
+{
+    auto facts = host();
+    facts.spec_delivery = SpecDelivery::HelperChannel;
+    const auto p = plan_session(config(), request(), kUser, facts, kToken);
+    EXPECT_PROPERTY(p, PassedDescriptorSlot, "ExtraFileDescriptors", PassedDescriptorSlot{"nr-helper-channel"});
+    const auto* exec = value_of<ExecCommand>(p, "ExecStart");
+    ASSERT_NE(exec, nullptr);
+    EXPECT_THAT(exec->argv, ElementsAre(kLauncher, "--claim", kToken, "--spec-channel"));
+}
+
+TEST(TheCanaryOnASystemdThatPassesDescriptors, TakesItsSpecTheSameWay)
+{
+    auto facts = host();
+    facts.spec_delivery = SpecDelivery::HelperChannel;
+    const auto p = plan_canary(config(), kUser, facts, kToken, "/usr/bin/true");
+    EXPECT_PROPERTY(p, PassedDescriptorSlot, "ExtraFileDescriptors", PassedDescriptorSlot{"nr-helper-channel"});
 }
 
 TEST(TheUnit, IsTaggedInTheJournalAndDescribed)

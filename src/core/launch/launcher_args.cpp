@@ -11,7 +11,7 @@ namespace {
 
 [[noreturn]] void usage()
 {
-    fail(ErrorKind::LaunchFailed, "usage: native-runtime-launch --claim TOKEN [--gateway-port PORT]");
+    fail(ErrorKind::LaunchFailed, "usage: native-runtime-launch --claim TOKEN [--gateway-port PORT] [--spec-channel]");
 }
 
 } // namespace
@@ -23,15 +23,23 @@ std::vector<std::string> launcher_argv(const std::string& launcher_path, const L
         argv.emplace_back("--gateway-port");
         argv.push_back(std::to_string(args.gateway_port));
     }
+    if (args.spec_channel) {
+        argv.emplace_back("--spec-channel");
+    }
     return argv;
 }
 
-LauncherArgs parse_launcher_args(const std::vector<std::string>& argv)
+LauncherArgs parse_launcher_args(std::vector<std::string> argv)
 {
+    LauncherArgs args;
+    if (!argv.empty() && argv.back() == "--spec-channel") {
+        args.spec_channel = true;
+        argv.pop_back();
+    }
     if ((argv.size() != 3 && argv.size() != 5) || argv[1] != "--claim" || argv[2].empty()) {
         usage();
     }
-    LauncherArgs args{argv[2], 0};
+    args.claim_token = argv[2];
     if (argv.size() == 5) {
         const auto& text = argv[4];
         const auto* end = text.data() + text.size();

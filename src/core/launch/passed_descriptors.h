@@ -6,7 +6,7 @@
 // reads them, but without linking libsystemd: the launcher that takes its
 // launch spec this way is meant to need no bus client at all. (The gateway,
 // which links libsystemd anyway, reads its sockets with
-// sys/service/listen_fds.h.) Not used by the launcher yet (issue 29).
+// sys/service/listen_fds.h.)
 //
 // Stricter than libsystemd, because a launcher must fail closed: set
 // variables meant for another process, a count or a name list that does not

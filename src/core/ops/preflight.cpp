@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/preflight.h"
 
+#include "core/launch/spec_delivery.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -175,7 +177,10 @@ CheckResult judge_systemd_version(const std::string& version)
         return failed(kCheckSystemd, "systemd " + version + " is older than " + std::to_string(kMinimumSystemd),
                       "ProtectProc= and ProcSubset= need systemd 247 or later: upgrade the distribution");
     }
-    return pass(kCheckSystemd, "systemd " + version);
+    // Which way launchers get their spec follows from the version too: an
+    // operator reading preflight on a mixed fleet sees which path each
+    // host takes.
+    return pass(kCheckSystemd, "systemd " + version + "; launch spec " + describe(spec_delivery_for(version)));
 }
 
 CheckResult judge_landlock(long abi, int error)

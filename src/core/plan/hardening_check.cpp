@@ -10,10 +10,14 @@ namespace nr::core {
 
 namespace {
 
-constexpr std::array kNotChecked = {std::string_view("Description"), std::string_view("LogExtraFields"),
+// Descriptors are not read back: systemd cannot report them, and a launcher
+// planned to take its spec over the helper channel refuses to run without it.
+constexpr std::array kNotChecked = {std::string_view("Description"),
+                                    std::string_view("LogExtraFields"),
                                     std::string_view("StandardInputFileDescriptor"),
                                     std::string_view("StandardOutputFileDescriptor"),
-                                    std::string_view("StandardErrorFileDescriptor")};
+                                    std::string_view("StandardErrorFileDescriptor"),
+                                    std::string_view("ExtraFileDescriptors")};
 constexpr std::array kUpperLimits = {std::string_view("MemoryMax"), std::string_view("TasksMax"),
                                      std::string_view("CPUQuotaPerSecUSec"), std::string_view("RuntimeMaxUSec")};
 constexpr std::array kCapabilityMasks = {std::string_view("CapabilityBoundingSet"),
@@ -51,6 +55,7 @@ struct Describe {
     }
     std::string operator()(const ExecCommand& value) const { return value.path + " [" + join(value.argv) + "]"; }
     std::string operator()(StdioSlot /*slot*/) const { return "(stdio slot)"; }
+    std::string operator()(const PassedDescriptorSlot& slot) const { return "(descriptor " + slot.name + ")"; }
     std::string operator()(const JournalFields& value) const { return join(value.fields); }
     std::string operator()(const NameList& value) const
     {

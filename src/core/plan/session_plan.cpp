@@ -228,6 +228,7 @@ void add_gateway_environment(const Config& config, const AdapterProfile& adapter
 UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPlan& plan, const HostFacts& host,
                                    const std::string& claim_token, const UnitFilesystemNeeds& needs)
 {
+    const bool by_channel = host.spec_delivery == SpecDelivery::HelperChannel;
     UnitProperties properties{
         {"Description",
          "native-runtime session owner=" + plan.owner + " chat=" + plan.chat + " adapter=" + plan.adapter},
@@ -273,8 +274,12 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         {"StandardErrorFileDescriptor", StdioSlot::Error},
         {"LogExtraFields", JournalFields{session_journal_fields(plan)}},
         {"ExecStart",
-         ExecCommand{host.launcher_path, launcher_argv(host.launcher_path, {claim_token, plan.launch.gateway_port})}},
+         ExecCommand{host.launcher_path,
+                     launcher_argv(host.launcher_path, {claim_token, plan.launch.gateway_port, by_channel})}},
     };
+    if (by_channel) {
+        properties.push_back({"ExtraFileDescriptors", PassedDescriptorSlot{kHelperChannelName}});
+    }
     for (const auto& more : {unit_filesystem_properties(needs), unit_syscall_properties(host.unknown_syscalls)}) {
         properties.insert(properties.end(), more.begin(), more.end());
     }

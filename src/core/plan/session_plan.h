@@ -15,6 +15,7 @@
 #include "core/journal/journal_fields.h"
 #include "core/launch/launch_spec.h"
 #include "core/launch/sandbox_args.h"
+#include "core/launch/spec_delivery.h"
 #include "core/plan/seccomp_rules.h"
 #include "core/plan/unit_properties.h"
 
@@ -58,6 +59,8 @@ struct HostFacts {
     // Names of unit_denied_syscall_candidates() this host's libseccomp
     // cannot resolve (core/plan/unit_syscalls.h); empty: it knows them all.
     std::vector<std::string> unknown_syscalls;
+    // From the running systemd's version (core/launch/spec_delivery.h).
+    SpecDelivery spec_delivery = SpecDelivery::Claim;
 };
 
 // Where an owner's private tree lives: <data_dir>/native-runtime/<owner>.

@@ -21,6 +21,14 @@ struct ExecCommand {
 
 enum class StdioSlot { Input, Output, Error };
 
+// ExtraFileDescriptors= is a(hs) on the bus: the adapter supplies the
+// descriptor for the one name planned here (core::kHelperChannelName).
+struct PassedDescriptorSlot {
+    std::string name;
+
+    bool operator==(const PassedDescriptorSlot&) const = default;
+};
+
 // LogExtraFields is aay on the bus; each entry is FIELD=value.
 struct JournalFields {
     std::vector<std::string> fields;
@@ -48,7 +56,7 @@ struct ErrorNumber {
 };
 
 using PropertyValue = std::variant<bool, std::uint64_t, std::string, std::vector<std::string>, ExecCommand, StdioSlot,
-                                   JournalFields, AddressList, NameList, ErrorNumber>;
+                                   PassedDescriptorSlot, JournalFields, AddressList, NameList, ErrorNumber>;
 
 struct UnitProperty {
     std::string name;

@@ -26,8 +26,8 @@ UniqueFd sealed_memfd(const char* name, std::string_view data);
 // a memfd sealed against any change, owned by `owner` and at most
 // `max_size` bytes; anything else is refused with LaunchFailed naming
 // `what`, so a descriptor that could still change, or that another user
-// made, is never read as the expected one. Not used by the launcher yet
-// (issue 29: the launch spec passed as ExtraFileDescriptors=).
+// made, is never read as the expected one (the launch spec the helper
+// sends over a helper channel, sys/base/launch_channel.h).
 std::string read_sealed_memfd(int fd, uid_t owner, std::size_t max_size, std::string_view what);
 
 // Lets exactly this descriptor survive execve.

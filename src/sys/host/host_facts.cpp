@@ -45,9 +45,9 @@ std::vector<std::string> unknown_unit_syscalls()
     return unknown;
 }
 
-core::HostFacts observe_host(const std::string& launcher_path)
+core::HostFacts observe_host(const std::string& launcher_path, core::SpecDelivery delivery)
 {
-    return core::HostFacts{launcher_path, observe_root_symlinks(), unknown_unit_syscalls()};
+    return core::HostFacts{launcher_path, observe_root_symlinks(), unknown_unit_syscalls(), delivery};
 }
 
 } // namespace nr::sys

@@ -14,6 +14,7 @@ std::vector<core::RootSymlink> observe_root_symlinks();
 // systemd, which resolves them with the same library, would drop them.
 std::vector<std::string> unknown_unit_syscalls();
 
-core::HostFacts observe_host(const std::string& launcher_path);
+// `delivery`: from the running systemd (SystemdManager::spec_delivery).
+core::HostFacts observe_host(const std::string& launcher_path, core::SpecDelivery delivery);
 
 } // namespace nr::sys

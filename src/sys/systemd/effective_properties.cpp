@@ -80,6 +80,7 @@ struct Convert {
     }
     // Never checked (see core::checked_property_names).
     core::EffectiveValue operator()(core::StdioSlot /*planned*/) const { return std::string(); }
+    core::EffectiveValue operator()(const core::PassedDescriptorSlot& /*planned*/) const { return std::string(); }
     core::EffectiveValue operator()(const core::JournalFields& /*planned*/) const { return std::string(); }
 };
 

@@ -19,8 +19,10 @@ using core::fail;
 
 using ExecList = std::vector<sdbus::Struct<std::string, std::vector<std::string>, bool>>;
 
+using PassedList = std::vector<sdbus::Struct<sdbus::UnixFd, std::string>>;
+
 struct VariantOf {
-    const std::array<sdbus::UnixFd, 3>& stdio;
+    const UnitDescriptors& descriptors;
 
     sdbus::Variant operator()(bool v) const { return sdbus::Variant(v); }
     sdbus::Variant operator()(std::uint64_t v) const { return sdbus::Variant(v); }
@@ -32,7 +34,14 @@ struct VariantOf {
     }
     sdbus::Variant operator()(core::StdioSlot slot) const
     {
-        return sdbus::Variant(stdio.at(static_cast<std::size_t>(slot)));
+        return sdbus::Variant(descriptors.stdio.at(static_cast<std::size_t>(slot)));
+    }
+    sdbus::Variant operator()(const core::PassedDescriptorSlot& slot) const
+    {
+        if (descriptors.helper_channel < 0) {
+            fail(ErrorKind::SystemdFailure, "no descriptor to pass as " + slot.name);
+        }
+        return sdbus::Variant(PassedList{{sdbus::UnixFd(descriptors.helper_channel), slot.name}});
     }
     sdbus::Variant operator()(const core::AddressList& v) const
     {
@@ -82,12 +91,12 @@ namespace {
 // The property list StartTransientUnit takes, with AddRef: it keeps the
 // unit loaded after it stops until the helper read its result and called
 // Unref; without it CollectMode would drop the exit status.
-UnitPropertyList transient_properties(const core::UnitProperties& properties, const std::array<sdbus::UnixFd, 3>& stdio)
+UnitPropertyList transient_properties(const core::UnitProperties& properties, const UnitDescriptors& descriptors)
 {
     UnitPropertyList list;
     list.reserve(properties.size() + 1);
     for (const auto& property : properties) {
-        list.emplace_back(property.name, std::visit(VariantOf{stdio}, property.value));
+        list.emplace_back(property.name, std::visit(VariantOf{descriptors}, property.value));
     }
     list.emplace_back("AddRef", sdbus::Variant(true));
     return list;
@@ -104,14 +113,14 @@ UnitPropertyList transient_properties(const core::UnitProperties& properties, co
 } // namespace
 
 void SystemdManager::start_transient(const std::string& name, const core::UnitProperties& properties,
-                                     const std::array<sdbus::UnixFd, 3>& stdio)
+                                     const UnitDescriptors& descriptors)
 {
     const std::vector<sdbus::Struct<std::string, UnitPropertyList>> aux;
     sdbus::ObjectPath job;
     try {
         manager_->callMethod("StartTransientUnit")
             .onInterface(kManagerInterface)
-            .withArguments(name, std::string("fail"), transient_properties(properties, stdio), aux)
+            .withArguments(name, std::string("fail"), transient_properties(properties, descriptors), aux)
             .storeResultsTo(job);
     } catch (const sdbus::Error& e) {
         refuse_start(name, e.getName(), e.getMessage());
@@ -119,12 +128,12 @@ void SystemdManager::start_transient(const std::string& name, const core::UnitPr
 }
 
 TransientStart::TransientStart(sdbus::IConnection& connection, std::string name, const core::UnitProperties& properties,
-                               const std::array<sdbus::UnixFd, 3>& stdio)
+                               const UnitDescriptors& descriptors)
     : name_(std::move(name)), manager_(make_proxy(connection, kSystemdService, kSystemdPath))
 {
     try {
         // Runs from dispatch: only records the answer.
-        start_transient_unit_async(*manager_, kManagerInterface, name_, transient_properties(properties, stdio),
+        start_transient_unit_async(*manager_, kManagerInterface, name_, transient_properties(properties, descriptors),
                                    [this](const std::string& error_name, const std::string& error_message) {
                                        error_name_ = error_name;
                                        error_message_ = error_message;
@@ -308,6 +317,20 @@ bool SystemdManager::unit_ended(const sdbus::ObjectPath& path)
     const auto all = unit_properties(path, kUnitInterface);
     return core::unit_has_ended(required<std::string>(all, "ActiveState", path),
                                 required<std::uint64_t>(all, "InactiveExitTimestampMonotonic", path));
+}
+
+core::SpecDelivery SystemdManager::spec_delivery()
+{
+    if (!spec_delivery_) {
+        try {
+            spec_delivery_ = core::spec_delivery_for(manager_property("Version").get<std::string>());
+        } catch (const core::Error&) {
+            spec_delivery_ = core::SpecDelivery::Claim;
+        } catch (const sdbus::Error&) {
+            spec_delivery_ = core::SpecDelivery::Claim;
+        }
+    }
+    return *spec_delivery_;
 }
 
 sdbus::Variant SystemdManager::manager_property(const std::string& name)

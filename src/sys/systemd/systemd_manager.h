@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/launch/spec_delivery.h"
 #include "core/plan/unit_properties.h"
 
 namespace nr::sys {
@@ -45,6 +46,15 @@ struct ListedUnit {
 // /org/freedesktop/systemd1/unit), valid before the unit exists.
 sdbus::ObjectPath unit_object_path(const std::string& unit_name);
 
+// The descriptors a unit's properties refer to: stdio for the
+// Standard*FileDescriptor slots, and the unit's end of the helper channel
+// for an ExtraFileDescriptors= slot (-1 when none is planned; a planned
+// slot without one refuses the start, SystemdFailure).
+struct UnitDescriptors {
+    std::array<sdbus::UnixFd, 3> stdio;
+    int helper_channel = -1;
+};
+
 // StartTransientUnit exactly as SystemdManager::start_transient sends it,
 // without waiting for systemd's answer, so the single-threaded helper can
 // start other units meanwhile. ready() once systemd answered; result() then
@@ -53,7 +63,7 @@ sdbus::ObjectPath unit_object_path(const std::string& unit_name);
 class TransientStart {
 public:
     TransientStart(sdbus::IConnection& connection, std::string name, const core::UnitProperties& properties,
-                   const std::array<sdbus::UnixFd, 3>& stdio);
+                   const UnitDescriptors& descriptors);
     TransientStart(const TransientStart&) = delete;
     TransientStart& operator=(const TransientStart&) = delete;
     TransientStart(TransientStart&&) = delete;
@@ -77,11 +87,11 @@ class SystemdManager {
 public:
     explicit SystemdManager(sdbus::IConnection& connection);
 
-    // Starts a transient unit in "fail" mode. stdio supplies the fds for the
-    // Standard*FileDescriptor slots. Throws core::Error(SessionBusy) when the
+    // Starts a transient unit in "fail" mode, with `descriptors` in the
+    // properties' descriptor slots. Throws core::Error(SessionBusy) when the
     // unit already exists, core::Error(SystemdFailure) otherwise.
     void start_transient(const std::string& name, const core::UnitProperties& properties,
-                         const std::array<sdbus::UnixFd, 3>& stdio);
+                         const UnitDescriptors& descriptors);
 
     // Queues a stop job; throws NoSuchSession when the unit is not loaded.
     void stop(const std::string& name);
@@ -108,6 +118,11 @@ public:
     sdbus::Variant unit_property(const sdbus::ObjectPath& path, const std::string& interface, const std::string& name);
     // Every property of `interface` in one round trip (and one snapshot).
     std::map<std::string, sdbus::Variant> unit_properties(const sdbus::ObjectPath& path, const std::string& interface);
+    // How launchers get their spec on this systemd (core/launch/spec_delivery.h),
+    // from its Version, read once; Claim when the version cannot be read,
+    // since every supported systemd serves that path.
+    core::SpecDelivery spec_delivery();
+
     // A property of the manager object itself, e.g. "Version".
     sdbus::Variant manager_property(const std::string& name);
     UnitEnd read_end(const sdbus::ObjectPath& path);
@@ -122,6 +137,7 @@ private:
 
     sdbus::IConnection& connection_;
     std::unique_ptr<sdbus::IProxy> manager_;
+    std::optional<core::SpecDelivery> spec_delivery_;
 };
 
 } // namespace nr::sys

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// How a session's launcher gets its launch spec from the helper, chosen by
+// the helper from the running systemd's version:
+//   HelperChannel  systemd >= 257: the unit is started with one end of a
+//                  socket pair as ExtraFileDescriptors= (named
+//                  kHelperChannelName); once the unit's hardening is read
+//                  back, the helper sends the spec over it as a sealed memfd
+//                  (core/launch/launch_spec_bytes.h), and Launcher.Claim
+//                  refuses that launch.
+//   Claim          older systemd, which refuses ExtraFileDescriptors= for a
+//                  transient unit (PropertyReadOnly on 252): the launcher
+//                  calls Launcher.Claim with the token on its command line.
+// Either way the spec leaves the helper only after the read-back passed.
+
+#include <string>
+#include <string_view>
+
+namespace nr::core {
+
+enum class SpecDelivery { Claim, HelperChannel };
+
+inline constexpr int kFirstSystemdPassingDescriptors = 257;
+inline constexpr const char* kHelperChannelName = "nr-helper-channel";
+
+// From the manager's Version property ("257.9-1~deb13u1", "252.38-1~deb12u1").
+// A version that does not start with a number gets Claim, the path every
+// supported systemd takes.
+SpecDelivery spec_delivery_for(std::string_view systemd_version);
+
+// For preflight and the helper's start record.
+std::string describe(SpecDelivery delivery);
+
+} // namespace nr::core

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+// The installed launcher reading its spec from a helper channel
+// (--spec-channel, the path the helper takes on systemd >= 257), given
+// what a stranger might put there instead of the helper's sealed memfd.
+// Runs on every host: it starts the launcher by hand, as an unprivileged
+// user, with a socket pair the test holds in the helper's place.
+#include "fixture.h"
+#include "process.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace nr::itest;
+
+namespace {
+
+// The byte form of a launch spec (core/launch/launch_spec_bytes.h), written
+// here again so that this test pins the layout the launcher reads: only
+// bwrap's argv and the dirs base are set, every other field is empty.
+std::string little_endian(std::uint64_t value, std::size_t bytes)
+{
+    std::string out;
+    for (std::size_t i = 0; i < bytes; ++i) {
+        out.push_back(static_cast<char>(value & 0xffU));
+        value >>= 8U;
+    }
+    return out;
+}
+
+std::string field(const std::string& text)
+{
+    return little_endian(text.size(), 4) + text;
+}
+
+std::string spec_bytes(const std::vector<std::string>& bwrap_argv, const std::string& dirs_base)
+{
+    std::string out("nr-spec\x01", 8);
+    out += little_endian(bwrap_argv.size(), 4);
+    for (const auto& arg : bwrap_argv) {
+        out += field(arg);
+    }
+    out += little_endian(0, 4); // environment
+    out += little_endian(0, 4); // denied_syscalls
+    out += little_endian(1, 1); // kill_foreign_abis
+    out += field(dirs_base);    // dirs_base
+    out += little_endian(0, 4); // private_dirs
+    out += field("");           // admission_queue
+    out += little_endian(0, 4); // checked_dirs
+    out += little_endian(0, 2); // gateway_port
+    out += field("");           // protected_base
+    out += little_endian(0, 4); // protected_paths
+    return out;
+}
+
+// A memfd holding `bytes`, sealed against any change, made by whoever runs
+// this (root here; `uid` != 0 makes it in a child running as that uid).
+int sealed_memfd_of(const std::string& bytes, uid_t uid)
+{
+    std::array<int, 2> pair{};
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()) != 0) {
+        return -1;
+    }
+    const pid_t child = fork();
+    if (child == 0) {
+        if (uid != 0 && (setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0)) {
+            _exit(97);
+        }
+        const int fd = memfd_create("nr-forged-spec", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0 || write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()) ||
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
+            _exit(98);
+        }
+        char byte = 'S';
+        iovec iov{&byte, 1};
+        alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.data();
+        msg.msg_controllen = control.size();
+        cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+        _exit(sendmsg(pair[1], &msg, 0) == 1 ? 0 : 99);
+    }
+    close(pair[1]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    int received = -1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        char byte = 0;
+        iovec iov{&byte, 1};
+        alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.data();
+        msg.msg_controllen = control.size();
+        if (recvmsg(pair[0], &msg, MSG_CMSG_CLOEXEC) == 1 && CMSG_FIRSTHDR(&msg) != nullptr) {
+            std::memcpy(&received, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+        }
+    }
+    close(pair[0]);
+    return received;
+}
+
+// Sends `memfd` (or nothing, when -1) over a fresh channel, closes the
+// helper's end, and runs the installed launcher as kStranger with the
+// unit's end passed as systemd passes it: fd 3, LISTEN_PID its own pid,
+// LISTEN_FDNAMES the channel's name.
+Outcome launcher_given(int memfd, const std::string& flags = "--spec-channel",
+                       const std::string& names = "nr-helper-channel")
+{
+    std::array<int, 2> pair{};
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()), 0);
+    if (memfd >= 0) {
+        char byte = 'S';
+        iovec iov{&byte, 1};
+        alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.data();
+        msg.msg_controllen = control.size();
+        cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(cmsg), &memfd, sizeof(int));
+        EXPECT_EQ(sendmsg(pair[0], &msg, 0), 1);
+        close(memfd);
+    }
+    close(pair[0]);
+    const std::string script = "exec 3<&7 7<&-; export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=" + names + "; exec " +
+                               kLauncher + " --claim forged " + flags;
+    auto outcome = run(as_user(kStranger, {"sh", "-c", script}), leaking_fd7(pair[1]));
+    close(pair[1]);
+    return outcome;
+}
+
+uid_t stranger_uid()
+{
+    const passwd* pw = getpwnam(kStranger);
+    return pw != nullptr ? pw->pw_uid : 0;
+}
+
+constexpr int kLaunchFailed = 125;
+
+} // namespace
+
+TEST(ALauncherTakingItsSpecFromAHelperChannel, ReadsARootSealedMemfdAndJudgesTheSpecInIt)
+{
+    // Positive control for the refusals below: a memfd as the helper makes
+    // it gets past every check of the descriptor, and the launcher judges
+    // the spec itself (here one with a relative bwrap path).
+    const int memfd = sealed_memfd_of(spec_bytes({"bwrap"}, "/var/lib/nr"), 0);
+    ASSERT_GE(memfd, 0);
+    const auto outcome = launcher_given(memfd);
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "launch spec: bwrap_argv")) << outcome.err;
+}
+
+TEST(ALauncherTakingItsSpecFromAHelperChannel, RefusesASealedMemfdItsOwnUserMade)
+{
+    const auto uid = stranger_uid();
+    ASSERT_NE(uid, 0U);
+    const int memfd = sealed_memfd_of(spec_bytes({"bwrap"}, "/var/lib/nr"), uid);
+    ASSERT_GE(memfd, 0);
+    const auto outcome = launcher_given(memfd);
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "owned by uid " + std::to_string(uid) + ", not 0")) << outcome.err;
+}
+
+TEST(ALauncherTakingItsSpecFromAHelperChannel, ThatTheHelperClosedEmptyIsReadAsAWithdrawnLaunch)
+{
+    const auto outcome = launcher_given(-1);
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "withdrew the launch")) << outcome.err;
+}
+
+TEST(ALauncherTakingItsSpecFromAHelperChannel, RefusesADescriptorUnderAnotherName)
+{
+    const auto outcome = launcher_given(-1, "--spec-channel", "nr-launch-spec");
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "nr-helper-channel")) << outcome.err;
+}
+
+TEST(ALauncherThatClaimsItsSpec, RefusesToStartWithAPassedDescriptor)
+{
+    // Without --spec-channel: a launcher started to call Claim was not
+    // started by the helper with a channel, so a passed descriptor is
+    // someone else's doing.
+    const int memfd = sealed_memfd_of(spec_bytes({"bwrap"}, "/var/lib/nr"), 0);
+    ASSERT_GE(memfd, 0);
+    const auto outcome = launcher_given(memfd, "");
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "claims its spec over the bus")) << outcome.err;
+}
+
+namespace {
+
+// The major version of the systemd this host runs: "systemd 257 (257.9-1~deb13u1)".
+int systemd_major()
+{
+    const auto version = run({"systemctl", "--version"});
+    const auto at = version.out.find("systemd ");
+    return at == std::string::npos ? 0 : std::atoi(version.out.c_str() + at + 8);
+}
+
+} // namespace
+
+TEST(ASessionOnThisHostsSystemd, TakesItsSpecByTheHelperChannelExactlyWhenSystemdPassesDescriptors)
+{
+    const int major = systemd_major();
+    ASSERT_GE(major, 247) << "no systemd version read";
+    const bool by_channel = major >= 257;
+    const std::string unit = unit_of("alice", "channel");
+    Background session(as_user(kWorker, ctl_run("alice", "channel", "shell", {"sh", "-c", "sleep 2; echo ran"})));
+    ASSERT_TRUE(eventually(20, [&] { return session_is_running(unit); }));
+    const auto exec = unit_property(unit, "ExecStart");
+    const auto names = unit_property(unit, "ExtraFileDescriptorNames");
+    const auto outcome = session.wait();
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_EQ(outcome.out, "ran\n");
+    std::cout << "systemd " << major << ": ExecStart " << exec << "\nExtraFileDescriptorNames=" << names << '\n';
+    EXPECT_EQ(contains(exec, "--spec-channel"), by_channel) << exec;
+    EXPECT_EQ(names == "nr-helper-channel", by_channel) << names;
+}
