@@ -66,6 +66,25 @@ std::string spec_bytes(const std::vector<std::string>& bwrap_argv, const std::st
     return out;
 }
 
+// The helper's one message: 'S' and one descriptor.
+bool send_one_descriptor(int socket, int fd)
+{
+    char byte = 'S';
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.data();
+    msg.msg_controllen = control.size();
+    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+    return sendmsg(socket, &msg, MSG_NOSIGNAL) == 1;
+}
+
 // A memfd holding `bytes`, sealed against any change, made by whoever runs
 // this (root here; `uid` != 0 makes it in a child running as that uid).
 int sealed_memfd_of(const std::string& bytes, uid_t uid)
@@ -84,20 +103,7 @@ int sealed_memfd_of(const std::string& bytes, uid_t uid)
             fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
             _exit(98);
         }
-        char byte = 'S';
-        iovec iov{&byte, 1};
-        alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.data();
-        msg.msg_controllen = control.size();
-        cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-        _exit(sendmsg(pair[1], &msg, 0) == 1 ? 0 : 99);
+        _exit(send_one_descriptor(pair[1], fd) ? 0 : 99);
     }
     close(pair[1]);
     int status = 0;
@@ -130,20 +136,7 @@ Outcome launcher_given(int memfd, const std::string& flags = "--spec-channel",
     std::array<int, 2> pair{};
     EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()), 0);
     if (memfd >= 0) {
-        char byte = 'S';
-        iovec iov{&byte, 1};
-        alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.data();
-        msg.msg_controllen = control.size();
-        cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(cmsg), &memfd, sizeof(int));
-        EXPECT_EQ(sendmsg(pair[0], &msg, 0), 1);
+        EXPECT_TRUE(send_one_descriptor(pair[0], memfd));
         close(memfd);
     }
     close(pair[0]);

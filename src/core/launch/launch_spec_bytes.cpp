@@ -138,6 +138,14 @@ private:
     std::string_view rest_;
 };
 
+void refuse_over_limit(std::size_t size)
+{
+    if (size > kMaxLaunchSpecBytes) {
+        fail(ErrorKind::LaunchFailed, "launch spec: " + std::to_string(size) + " bytes, more than the " +
+                                          std::to_string(kMaxLaunchSpecBytes) + " a launcher reads");
+    }
+}
+
 // The smallest encoding of one entry of each list, for Reader::count.
 constexpr std::size_t kMinRule = 4 + 4 + 4;
 constexpr std::size_t kMinCondition = 4 + 8 + 8;
@@ -181,19 +189,13 @@ std::string launch_spec_bytes(const LaunchSpecWire& wire)
         out.flag(path.directory);
     }
     auto bytes = out.take();
-    if (bytes.size() > kMaxLaunchSpecBytes) {
-        fail(ErrorKind::LaunchFailed, "launch spec: " + std::to_string(bytes.size()) + " bytes, more than the " +
-                                          std::to_string(kMaxLaunchSpecBytes) + " a launcher reads");
-    }
+    refuse_over_limit(bytes.size());
     return bytes;
 }
 
 LaunchSpecWire launch_spec_from_bytes(std::string_view bytes)
 {
-    if (bytes.size() > kMaxLaunchSpecBytes) {
-        fail(ErrorKind::LaunchFailed, "launch spec: " + std::to_string(bytes.size()) + " bytes, more than the " +
-                                          std::to_string(kMaxLaunchSpecBytes) + " a launcher reads");
-    }
+    refuse_over_limit(bytes.size());
     Reader in(bytes);
     in.magic();
     LaunchSpecWire wire;
