@@ -83,7 +83,9 @@ struct Config {
     std::string source; // file name, for messages
     std::string data_dir;
     std::string bwrap_path = "/usr/bin/bwrap";
-    std::uint32_t idle_timeout_sec = 30;
+    // A day: an idle helper costs no wakeup and little memory, an
+    // activation costs a launch about 280 ms (docs/configuration.md).
+    std::uint32_t idle_timeout_sec = 86400;
     std::string default_path = "/usr/local/bin:/usr/bin:/bin";
     CallerPolicy callers;
     std::vector<std::string> read_only_paths;
