@@ -7,21 +7,31 @@ HelperService::HelperService(sdbus::IConnection& connection, core::Config config
                              std::string config_path)
     : config_(std::move(config)), launcher_path_(std::move(launcher_path)), config_path_(std::move(config_path)),
       systemd_(connection), sessions_(connection), gate_(connection, config_, launcher_path_, config_path_, claims_),
-      gateways_(config_), lifecycle_(connection, config_, systemd_, claims_, sessions_, gateways_,
-                                     [this](const TrackedSession& session, const sys::UnitEnd& end) {
-                                         manager_.emitSessionEnded(session.unit, session.owner, session.chat,
-                                                                   session.job, end.result, end.code, end.status);
-                                     }),
-      pipeline_(connection, config_, launcher_path_, systemd_, claims_, sessions_,
-                [this](const std::string& adapter, const std::string& worker, const std::string& unit) {
-                    lifecycle_.bind_to_worker(adapter, worker, unit);
-                }),
+      gateways_(config_),
+      channels_(claims_, sessions_, gateways_,
+                [this](const TrackedSession& session, std::uint32_t ahead) { report_waiting(session, ahead); }),
+      lifecycle_(connection, config_, systemd_, claims_, sessions_, gateways_,
+                 [this](const TrackedSession& session, const sys::UnitEnd& end) {
+                     manager_.emitSessionEnded(session.unit, session.owner, session.chat, session.job, end.result,
+                                               end.code, end.status);
+                 }),
+      pipeline_(
+          connection, config_, launcher_path_, systemd_, claims_, sessions_,
+          [this](const std::string& adapter, const std::string& worker, const std::string& unit) {
+              lifecycle_.bind_to_worker(adapter, worker, unit);
+          },
+          [this](const std::string& unit, uid_t uid, const std::string& token, sys::UniqueFd end) {
+              channels_.keep(unit, uid, token, std::move(end));
+          }),
       manager_(connection, config_, systemd_, sessions_, gate_, pipeline_, activity_),
       launcher_(connection, systemd_, claims_, sessions_, pipeline_, gateways_, activity_,
-                [this](const TrackedSession& session, std::uint32_t ahead) {
-                    manager_.emitSessionWaiting(session.unit, session.owner, session.chat, session.job, ahead);
-                })
+                [this](const TrackedSession& session, std::uint32_t ahead) { report_waiting(session, ahead); })
 {
+}
+
+void HelperService::report_waiting(const TrackedSession& session, std::uint32_t ahead)
+{
+    manager_.emitSessionWaiting(session.unit, session.owner, session.chat, session.job, ahead);
 }
 
 void HelperService::housekeeping()
@@ -31,6 +41,7 @@ void HelperService::housekeeping()
         activity_.touch();
     }
     pipeline_.finish_ready_starts();
+    channels_.serve();
     if (lifecycle_.report_ended_sessions()) {
         activity_.touch();
     }
@@ -41,7 +52,7 @@ void HelperService::housekeeping()
 
 bool HelperService::unoccupied() const
 {
-    return sessions_.empty() && claims_.empty() && !gate_.canary_running() && pipeline_.empty() &&
+    return sessions_.empty() && claims_.empty() && channels_.empty() && !gate_.canary_running() && pipeline_.empty() &&
            manager_.authorizations_pending() == 0;
 }
 

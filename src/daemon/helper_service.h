@@ -11,6 +11,7 @@
 #include "daemon/activity.h"
 #include "daemon/claim_table.h"
 #include "daemon/gateway_registrations.h"
+#include "daemon/launch_channels.h"
 #include "daemon/launcher_object.h"
 #include "daemon/manager_object.h"
 #include "daemon/preflight_gate.h"
@@ -52,8 +53,14 @@ public:
     next_wakeup(std::chrono::steady_clock::time_point now) const;
     // Nothing runs or waits: only the idle timeout keeps the helper.
     [[nodiscard]] bool unoccupied() const;
+    // Descriptors besides the bus whose input housekeeping acts on: the
+    // open helper channels.
+    [[nodiscard]] std::vector<int> watched_fds() const { return channels_.fds(); }
 
 private:
+    // The Manager's SessionWaiting, for a launcher's report by bus or channel.
+    void report_waiting(const TrackedSession& session, std::uint32_t ahead);
+
     core::Config config_;
     std::string launcher_path_;
     std::string config_path_;
@@ -63,6 +70,7 @@ private:
     Activity activity_;
     PreflightGate gate_;
     GatewayRegistrations gateways_;
+    LaunchChannels channels_;
     SessionLifecycle lifecycle_;
     // After the state it uses: its destructor answers the calls still
     // waiting and undoes unconfirmed starts.

@@ -74,7 +74,8 @@ LoopEnd run_until_idle(sdbus::IConnection& connection, nr::daemon::HelperService
         if (service.idle(now)) {
             return LoopEnd::Idle;
         }
-        if (nr::sys::wait_for_bus_or_signal(connection, stop, wait_ms(service.next_wakeup(now), now))) {
+        if (nr::sys::wait_for_bus_or_signal(connection, stop, wait_ms(service.next_wakeup(now), now),
+                                            service.watched_fds())) {
             return LoopEnd::Stopped;
         }
     }

@@ -41,9 +41,9 @@ void refuse_claim(ParkedClaim& parked)
 
 StartPipeline::StartPipeline(sdbus::IConnection& connection, const core::Config& config,
                              const std::string& launcher_path, sys::SystemdManager& systemd, ClaimTable& claims,
-                             SessionRegistry& sessions, StartedHook started)
+                             SessionRegistry& sessions, StartedHook started, KeepChannel keep_channel)
     : connection_(connection), config_(config), launcher_path_(launcher_path), systemd_(systemd), claims_(claims),
-      sessions_(sessions), started_(std::move(started))
+      sessions_(sessions), started_(std::move(started)), keep_channel_(std::move(keep_channel))
 {
 }
 
@@ -214,7 +214,7 @@ void StartPipeline::send_by_channel(InFlight& start)
         fail(ErrorKind::LaunchFailed, "the launch spec of " + start.unit + " is gone before it was sent");
     }
     sys::send_launch_spec(start.channel.get(), *spec);
-    start.channel.reset();
+    keep_channel_(start.unit, start.uid, start.token, std::move(start.channel));
 }
 
 void StartPipeline::refuse(InFlight& start, const core::Error& error)

@@ -60,9 +60,14 @@ public:
     // Called for each session once its start is confirmed, before its
     // caller is answered: (adapter, worker's bus name, unit).
     using StartedHook = std::function<void(const std::string&, const std::string&, const std::string&)>;
+    // Takes the helper's end of a channel whose spec was sent, for what
+    // its launcher says next (daemon/launch_channels.h): (unit, uid, claim
+    // token, end).
+    using KeepChannel = std::function<void(const std::string&, uid_t, const std::string&, sys::UniqueFd)>;
 
     StartPipeline(sdbus::IConnection& connection, const core::Config& config, const std::string& launcher_path,
-                  sys::SystemdManager& systemd, ClaimTable& claims, SessionRegistry& sessions, StartedHook started);
+                  sys::SystemdManager& systemd, ClaimTable& claims, SessionRegistry& sessions, StartedHook started,
+                  KeepChannel keep_channel);
     // Answers every call still waiting here, and undoes the starts whose
     // hardening was never confirmed.
     ~StartPipeline();
@@ -155,6 +160,7 @@ private:
     ClaimTable& claims_;
     SessionRegistry& sessions_;
     StartedHook started_;
+    KeepChannel keep_channel_;
     std::vector<WaitingStart> waiting_starts_;
     std::vector<CanaryReply> waiting_canary_calls_;
     std::vector<InFlight> in_flight_;

@@ -14,28 +14,34 @@
 
 namespace nr::launcher {
 
-std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec)
+WaitReporter bus_wait_reporter()
+{
+    struct Bus {
+        std::unique_ptr<sdbus::IConnection> connection;
+        std::unique_ptr<sys::LauncherProxy> proxy;
+    };
+    auto bus = std::make_shared<Bus>();
+    return [bus](std::size_t ahead) {
+        try {
+            if (!bus->proxy) {
+                bus->connection = sdbus::createSystemBusConnection();
+                bus->proxy = std::make_unique<sys::LauncherProxy>(*bus->connection);
+            }
+            bus->proxy->ReportWaiting(static_cast<std::uint32_t>(std::min<std::size_t>(ahead, UINT32_MAX)));
+        } catch (const sdbus::Error& e) {
+            std::cerr << "native-runtime-launch: could not report the wait: " << e.getName() << ": " << e.getMessage()
+                      << '\n';
+        }
+    };
+}
+
+std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec, const WaitReporter& report)
 {
     if (!spec.admission.serial()) {
         return std::nullopt;
     }
     auto ticket = sys::AdmissionTicket::enqueue(spec.dirs.base, spec.admission.queue_dir);
-    std::unique_ptr<sdbus::IConnection> connection;
-    std::unique_ptr<sys::LauncherProxy> reporter;
-    ticket.wait_turn([&](std::size_t ahead) {
-        // The signal only informs the worker: a failure to send it neither
-        // admits the session nor ends its wait.
-        try {
-            if (!reporter) {
-                connection = sdbus::createSystemBusConnection();
-                reporter = std::make_unique<sys::LauncherProxy>(*connection);
-            }
-            reporter->ReportWaiting(static_cast<std::uint32_t>(std::min<std::size_t>(ahead, UINT32_MAX)));
-        } catch (const sdbus::Error& e) {
-            std::cerr << "native-runtime-launch: could not report the wait: " << e.getName() << ": " << e.getMessage()
-                      << '\n';
-        }
-    });
+    ticket.wait_turn(report);
     return ticket;
 }
 

@@ -14,6 +14,8 @@
 // (launcher/supervisor.h), which holds it until the sandbox has exited;
 // nothing else inherits them.
 
+#include <cstddef>
+#include <functional>
 #include <optional>
 
 #include "core/launch/launch_spec.h"
@@ -21,9 +23,18 @@
 
 namespace nr::launcher {
 
-// nullopt for a client-managed adapter; otherwise blocks until admitted.
-// Throws core::Error when the lock state is unsafe (no fallback).
-std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec);
+// Tells the helper how many sessions are ahead while waiting; it only
+// informs the worker, so a report that fails neither admits the session
+// nor ends its wait.
+using WaitReporter = std::function<void(std::size_t ahead)>;
+
+// Launcher.ReportWaiting over the system bus, connecting at the first report.
+WaitReporter bus_wait_reporter();
+
+// nullopt for a client-managed adapter; otherwise blocks until admitted,
+// reporting each wait. Throws core::Error when the lock state is unsafe
+// (no fallback).
+std::optional<sys::AdmissionTicket> take_turn(const core::LaunchSpec& spec, const WaitReporter& report);
 
 // The turn is then handed over by launcher/supervisor.h's run_supervised.
 

@@ -29,7 +29,10 @@
 
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -58,14 +61,37 @@ void check_gateway_port(const nr::core::LauncherArgs& args, const nr::core::Laun
     }
 }
 
+// As long as the helper's answer to a listener may take: it registers the
+// listener with the gateway before it answers.
+constexpr auto kListenerAnswerWait = std::chrono::seconds(30);
+
 // The listener is the session's only way out of its namespace: it goes to
-// the gateway through the helper, and this process keeps no copy.
+// the gateway through the helper (over the helper channel when there is
+// one, else Launcher.HandOverListener), and this process keeps no copy.
 void connect_gateway(const nr::core::LauncherArgs& args, const nr::core::LaunchSpec& spec,
-                     const nr::sys::PrivateNetwork& network)
+                     const nr::sys::PrivateNetwork& network, const nr::sys::UniqueFd& channel)
 {
     nr::sys::join_private_network(network);
     const auto listener = nr::sys::listen_on_loopback(spec.gateway_port);
-    nr::launcher::hand_over_listener(args.claim_token, listener.get());
+    if (channel.valid()) {
+        nr::sys::hand_over_listener(channel.get(), listener.get(), kListenerAnswerWait);
+    } else {
+        nr::launcher::hand_over_listener(args.claim_token, listener.get());
+    }
+}
+
+// Reports a serial adapter's wait where the helper listens for it.
+nr::launcher::WaitReporter wait_reporter(const nr::sys::UniqueFd& channel)
+{
+    if (!channel.valid()) {
+        return nr::launcher::bus_wait_reporter();
+    }
+    const int fd = channel.get();
+    return [fd](std::size_t ahead) {
+        if (!nr::sys::report_waiting(fd, static_cast<std::uint32_t>(std::min<std::size_t>(ahead, UINT32_MAX)))) {
+            std::cerr << "native-runtime-launch: could not report the wait over the helper channel\n";
+        }
+    };
 }
 
 // To the worker (the session's stderr is its fd) and to the journal, where
@@ -153,11 +179,10 @@ int main(int argc, char** argv)
         prctl(PR_SET_DUMPABLE, 0);
         auto spec = channel.valid() ? nr::sys::receive_launch_spec(channel.get(), kSpecWait, 0)
                                     : nr::launcher::claim_launch_spec(command_line.claim_token);
-        channel.reset();
         check_gateway_port(command_line, spec);
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         // Waits here, inside the unit, for a serial adapter's turn.
-        auto turn = nr::launcher::take_turn(spec);
+        auto turn = nr::launcher::take_turn(spec, wait_reporter(channel));
         nr::launcher::check_trusted_binary(spec.bwrap_argv.at(0));
         // The helper checked these directories by walking their path; bind
         // exactly those, from descriptors, not whatever the path names now.
@@ -166,9 +191,12 @@ int main(int argc, char** argv)
         // beneath the home is mounted by name.
         const auto mounts = open_checked_mounts(spec);
         if (network) {
-            connect_gateway(command_line, spec, *network);
+            connect_gateway(command_line, spec, *network, channel);
             network.reset();
         }
+        // Nothing of the session may hold the channel: closed before bwrap
+        // is forked (and close-on-exec besides).
+        channel.reset();
         // listen/accept/io_uring are refused by a filter the supervisor
         // answers (and counts, and logs); the rest by bwrap's filter.
         const auto seccomp = nr::core::split_supervised(spec.seccomp);

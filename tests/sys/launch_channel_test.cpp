@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -169,4 +170,73 @@ TEST(AHelperChannelMessage, CarryingASpecTheLauncherCouldNotApplyIsRefused)
     spec.bwrap_argv = {"bwrap"};
     send_launch_spec(channel.helper_end.get(), spec);
     EXPECT_THAT(refusal(channel.unit_end.get()), HasSubstr("bwrap_argv"));
+}
+
+TEST(AWaitReportOverAHelperChannel, ReachesTheHelperWithItsCount)
+{
+    const auto channel = new_launch_channel();
+    EXPECT_FALSE(next_launcher_message(channel.helper_end.get()).has_value());
+    ASSERT_TRUE(report_waiting(channel.unit_end.get(), 70000));
+    auto message = next_launcher_message(channel.helper_end.get());
+    ASSERT_TRUE(message.has_value());
+    EXPECT_EQ(message->kind, LauncherMessage::Kind::Waiting);
+    EXPECT_EQ(message->ahead, 70000U);
+    EXPECT_FALSE(next_launcher_message(channel.helper_end.get()).has_value());
+}
+
+TEST(AListenerOverAHelperChannel, ReachesTheHelperAndTheHandOverEndsWithItsAnswer)
+{
+    const auto channel = new_launch_channel();
+    std::array<int, 2> pair{};
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair.data()), 0);
+    const UniqueFd listener(pair[0]);
+    const UniqueFd other(pair[1]);
+    // The helper's answer, queued before the hand-over asks for it.
+    acknowledge_listener(channel.helper_end.get());
+    hand_over_listener(channel.unit_end.get(), listener.get(), kChannelWait);
+    auto message = next_launcher_message(channel.helper_end.get());
+    ASSERT_TRUE(message.has_value());
+    ASSERT_EQ(message->kind, LauncherMessage::Kind::Listener);
+    struct stat got {};
+    struct stat sent {};
+    ASSERT_EQ(fstat(message->listener.get(), &got), 0);
+    ASSERT_EQ(fstat(listener.get(), &sent), 0);
+    EXPECT_EQ(got.st_ino, sent.st_ino);
+}
+
+TEST(AListenerOverAHelperChannel, IsRefusedWhenTheHelperClosesTheChannelInsteadOfAnswering)
+{
+    auto channel = new_launch_channel();
+    channel.helper_end.reset();
+    std::array<int, 2> pair{};
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair.data()), 0);
+    const UniqueFd listener(pair[0]);
+    const UniqueFd other(pair[1]);
+    const auto e =
+        nr::test::error_from([&] { hand_over_listener(channel.unit_end.get(), listener.get(), kChannelWait); });
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->kind(), ErrorKind::LaunchFailed);
+}
+
+TEST(ALauncherMessage, OfAnyOtherShapeIsInvalid)
+{
+    const auto channel = new_launch_channel();
+    const auto memfd = sealed_spec_memfd();
+    send_raw(channel.unit_end.get(), 'W', {});            // no count
+    send_raw(channel.unit_end.get(), 'L', {});            // no listener
+    send_raw(channel.unit_end.get(), 'S', {memfd.get()}); // the helper's own kind
+    for (int i = 0; i < 3; ++i) {
+        auto message = next_launcher_message(channel.helper_end.get());
+        ASSERT_TRUE(message.has_value()) << i;
+        EXPECT_EQ(message->kind, LauncherMessage::Kind::Invalid) << i;
+    }
+}
+
+TEST(AHelperChannelWhoseLauncherClosedIt, IsReadAsClosed)
+{
+    auto channel = new_launch_channel();
+    channel.unit_end.reset();
+    auto message = next_launcher_message(channel.helper_end.get());
+    ASSERT_TRUE(message.has_value());
+    EXPECT_EQ(message->kind, LauncherMessage::Kind::Closed);
 }

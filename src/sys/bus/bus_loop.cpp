@@ -36,9 +36,13 @@ void dispatch_pending(sdbus::IConnection& connection)
     }
 }
 
-bool wait_for_bus_or_signal(sdbus::IConnection& connection, const StopSignals& signals, int max_wait_ms)
+bool wait_for_bus_or_signal(sdbus::IConnection& connection, const StopSignals& signals, int max_wait_ms,
+                            const std::vector<int>& also_wake_on)
 {
     auto wait = bus_poll(connection);
+    for (const int fd : also_wake_on) {
+        wait.fds.push_back(pollfd{fd, POLLIN, 0});
+    }
     wait.fds.push_back(pollfd{signals.fd(), POLLIN, 0});
     const int timeout = wait.timeout_ms < 0 ? max_wait_ms : std::min(wait.timeout_ms, max_wait_ms);
     if (poll(wait.fds.data(), wait.fds.size(), timeout) < 0 && errno != EINTR) {

@@ -10,6 +10,7 @@
 #include <sdbus-c++/IConnection.h>
 
 #include <initializer_list>
+#include <vector>
 
 namespace nr::sys {
 
@@ -33,6 +34,8 @@ void dispatch_pending(sdbus::IConnection& connection);
 // (less when the connection has a timeout due sooner). True when a stop
 // signal arrived; it is consumed, so the next wait waits again. Throws
 // std::system_error when poll(2) fails for another reason than a signal.
-bool wait_for_bus_or_signal(sdbus::IConnection& connection, const StopSignals& signals, int max_wait_ms);
+// `also_wake_on`: further descriptors whose input ends the wait.
+bool wait_for_bus_or_signal(sdbus::IConnection& connection, const StopSignals& signals, int max_wait_ms,
+                            const std::vector<int>& also_wake_on = {});
 
 } // namespace nr::sys
