@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -99,6 +100,14 @@ std::map<std::string, std::string> probe_outside(const std::string& user, const 
     const auto outcome = run(user == "root" ? command : as_user(user, command), options);
     EXPECT_EQ(outcome.status, 0) << outcome.err;
     return parse_lines(outcome.out);
+}
+
+int systemd_major()
+{
+    // "systemd 257 (257.9-1~deb13u1)"
+    const auto version = run({"systemctl", "--version"});
+    const auto at = version.out.find("systemd ");
+    return at == std::string::npos ? 0 : std::atoi(version.out.c_str() + at + 8);
 }
 
 std::string unit_property(const std::string& unit, const std::string& name)

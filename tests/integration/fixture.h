@@ -35,6 +35,10 @@ std::map<std::string, std::string> probe_outside(const std::string& user, const 
 
 std::map<std::string, std::string> parse_lines(const std::string& text);
 
+// The major version of the systemd this host runs (`systemctl --version`),
+// 0 when it cannot be read.
+int systemd_major();
+
 // `systemctl show -p NAME --value UNIT`
 std::string unit_property(const std::string& unit, const std::string& name);
 

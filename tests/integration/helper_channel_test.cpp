@@ -18,7 +18,6 @@
 
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -205,18 +204,6 @@ TEST(ALauncherThatClaimsItsSpec, RefusesToStartWithAPassedDescriptor)
     EXPECT_EQ(outcome.status, kLaunchFailed);
     EXPECT_TRUE(contains(outcome.err, "claims its spec over the bus")) << outcome.err;
 }
-
-namespace {
-
-// The major version of the systemd this host runs: "systemd 257 (257.9-1~deb13u1)".
-int systemd_major()
-{
-    const auto version = run({"systemctl", "--version"});
-    const auto at = version.out.find("systemd ");
-    return at == std::string::npos ? 0 : std::atoi(version.out.c_str() + at + 8);
-}
-
-} // namespace
 
 TEST(ASessionOnThisHostsSystemd, TakesItsSpecByTheHelperChannelExactlyWhenSystemdPassesDescriptors)
 {

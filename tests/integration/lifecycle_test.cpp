@@ -233,3 +233,37 @@ TEST(ASessionWhoseHardeningADropInWeakened, IsStoppedBeforeItsCommandRuns)
         std::filesystem::remove(marker);
     }
 }
+
+TEST(ASessionUnitGivenAnotherDescriptorByADropIn, IsRefusedByItsLauncherWhereSystemdPassesIt)
+{
+    // OpenFile= (systemd 253 and later) passes a descriptor the helper did
+    // not plan; the hardening read-back does not look for it, the launcher
+    // does: it takes the helper channel alone, or nothing at all.
+    const int major = systemd_major();
+    ASSERT_GE(major, 247) << "no systemd version read";
+    const auto marker = std::string(kDataDir) + "/native-runtime/weak/home/ran-with-a-descriptor";
+    ASSERT_TRUE(eventually(60, [] { return unit_is_gone(unit_of("weak", "fd")); }));
+    {
+        const WeakeningDropIn extra("OpenFile=/etc/os-release:nr-extra:read-only");
+        const auto outcome = run(as_user(kWorker, ctl_run("weak", "fd", "shell", {"sh", "-c", "touch " + marker})));
+        if (major >= 253) {
+            EXPECT_EQ(outcome.status, 125) << outcome.err;
+            EXPECT_TRUE(contains(outcome.err, "systemd passed 2 descriptors; the launcher takes only") ||
+                        contains(outcome.err, "to a launcher that claims its spec over the bus"))
+                << outcome.err;
+            EXPECT_FALSE(std::filesystem::exists(marker));
+        } else {
+            // systemd 252 does not know OpenFile=: it passes nothing, and the
+            // session runs (the refusal itself is
+            // ALauncherThatClaimsItsSpec.RefusesToStartWithAPassedDescriptor).
+            EXPECT_EQ(outcome.status, 0) << outcome.err;
+            std::filesystem::remove(marker);
+        }
+        EXPECT_TRUE(eventually(60, [] { return unit_is_gone(unit_of("weak", "fd")); }));
+    }
+    // Control: without the drop-in the same command runs.
+    const auto control = run(as_user(kWorker, ctl_run("weak", "fd", "shell", {"sh", "-c", "touch " + marker})));
+    EXPECT_EQ(control.status, 0) << control.err;
+    EXPECT_TRUE(std::filesystem::exists(marker));
+    std::filesystem::remove(marker);
+}

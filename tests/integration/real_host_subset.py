@@ -61,6 +61,7 @@ HOST_DEPENDENT = [
     # How the launcher gets its spec follows the release's systemd: the
     # helper channel on 257 (Debian 13), Launcher.Claim on 252.
     "ASessionOnThisHostsSystemd.TakesItsSpecByTheHelperChannelExactlyWhenSystemdPassesDescriptors",
+    "ASessionUnitGivenAnotherDescriptorByADropIn.IsRefusedByItsLauncherWhereSystemdPassesIt",
     "ASessionUnitsDevices.AreOnlyThePseudoDevices",
     "AnOfflineSessionsUnit.HasANetworkNamespaceOfItsOwnWhereAHostSessionsSharesTheHosts",
     "ASessionUnit.ScoresBelowFourInSystemdAnalyzeSecurity",
