@@ -77,11 +77,16 @@ def make_certificates():
         os.makedirs(d, exist_ok=True)
         os.chmod(d, mode)
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    # The extensions a strict verifier requires (Python 3.13 on Debian 13
+    # sets VERIFY_X509_STRICT): a CA's key usage, a server's usages.
     run(["openssl", "req", "-x509"] + ec + ["-days", "2", "-subj", "/CN=nr-bench-gateway-ca",
+                                            "-addext", "basicConstraints=critical,CA:TRUE",
+                                            "-addext", "keyUsage=critical,keyCertSign,cRLSign",
                                             "-keyout", f"{KEYS}/ca.key", "-out", f"{PUBLIC}/ca.pem"])
     run(["openssl", "req"] + ec + ["-subj", f"/CN={UPSTREAM_NAME}", "-keyout", f"{KEYS}/upstream.key",
                                    "-out", f"{KEYS}/upstream.csr"])
-    write(f"{KEYS}/san.ext", f"subjectAltName=DNS:{UPSTREAM_NAME}\n", 0o600)
+    write(f"{KEYS}/san.ext", f"subjectAltName=DNS:{UPSTREAM_NAME}\n"
+          "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n", 0o600)
     run(["openssl", "x509", "-req", "-days", "2", "-in", f"{KEYS}/upstream.csr", "-CA", f"{PUBLIC}/ca.pem",
          "-CAkey", f"{KEYS}/ca.key", "-CAcreateserial", "-extfile", f"{KEYS}/san.ext",
          "-out", f"{KEYS}/upstream.pem"])
