@@ -5,6 +5,7 @@
 
 #include <sys/socket.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -37,19 +38,40 @@ struct DescriptorMessage {
 
 } // namespace
 
+bool send_with_descriptor(int socket, std::string_view data, int fd, int flags)
+{
+    std::string body(data);
+    iovec iov{body.data(), body.size()};
+    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (fd >= 0) {
+        msg.msg_control = control.data();
+        msg.msg_controllen = control.size();
+        cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
+        cmsg->cmsg_level = SOL_SOCKET;
+        cmsg->cmsg_type = SCM_RIGHTS;
+        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+    }
+    ssize_t sent = 0;
+    while ((sent = sendmsg(socket, &msg, flags | MSG_NOSIGNAL)) < 0) {
+        if (errno != EINTR) {
+            return false;
+        }
+    }
+    if (static_cast<std::size_t>(sent) != body.size()) {
+        errno = EMSGSIZE;
+        return false;
+    }
+    return true;
+}
+
 void send_descriptor(int socket, int fd)
 {
-    DescriptorMessage message('F');
-    msghdr& msg = message.header;
-    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-    while (sendmsg(socket, &msg, MSG_NOSIGNAL) < 0) {
-        if (errno != EINTR) {
-            fail(ErrorKind::LaunchFailed, std::string("sending a descriptor (SCM_RIGHTS): ") + std::strerror(errno));
-        }
+    if (!send_with_descriptor(socket, "F", fd, 0)) {
+        fail(ErrorKind::LaunchFailed, std::string("sending a descriptor (SCM_RIGHTS): ") + std::strerror(errno));
     }
 }
 

@@ -6,7 +6,14 @@
 
 #include "sys/base/unique_fd.h"
 
+#include <string_view>
+
 namespace nr::sys {
+
+// One message of `data` (not empty) and, when `fd` >= 0, that descriptor
+// (SCM_RIGHTS), sent whole with sendmsg `flags` plus MSG_NOSIGNAL. False
+// with errno set when it was not (EINTR is retried).
+bool send_with_descriptor(int socket, std::string_view data, int fd, int flags);
 
 // One descriptor over a unix socket (SCM_RIGHTS). Throws
 // core::Error(LaunchFailed) when the send fails.

@@ -3,6 +3,7 @@
 
 #include "core/base/error.h"
 #include "core/launch/launch_spec_bytes.h"
+#include "sys/base/fd_passing.h"
 #include "sys/base/sealed_memfd.h"
 
 #include <poll.h>
@@ -110,29 +111,9 @@ Received receive_message(int fd)
 // blocks. False with errno set when it could not be sent.
 bool send_message(int socket, char kind, std::string_view payload, int fd)
 {
-    std::array<char, kMaxMessage> data{};
-    data[0] = kind;
-    std::memcpy(data.data() + 1, payload.data(), std::min(payload.size(), data.size() - 1));
-    iovec iov{data.data(), 1 + std::min(payload.size(), data.size() - 1)};
-    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (fd >= 0) {
-        msg.msg_control = control.data();
-        msg.msg_controllen = control.size();
-        cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-    }
-    while (::sendmsg(socket, &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-        if (errno != EINTR) {
-            return false;
-        }
-    }
-    return true;
+    std::string data(1, kind);
+    data.append(payload);
+    return send_with_descriptor(socket, data, fd, MSG_DONTWAIT);
 }
 
 std::string little_endian_u32(std::uint32_t value)

@@ -2,6 +2,7 @@
 #include "sys/net/gateway_control.h"
 
 #include "core/base/error.h"
+#include "sys/base/fd_passing.h"
 #include "sys/base/unique_fd.h"
 
 #include <array>
@@ -56,22 +57,7 @@ std::string gateway_exchange(const std::string& socket_path, const std::string& 
                              std::chrono::milliseconds timeout)
 {
     const auto sock = connect_control(socket_path);
-    std::string body = message;
-    iovec iov{body.data(), body.size()};
-    std::array<char, CMSG_SPACE(sizeof(int))> control{};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (fd >= 0) {
-        msg.msg_control = control.data();
-        msg.msg_controllen = control.size();
-        auto* cmsg = CMSG_FIRSTHDR(&msg);
-        cmsg->cmsg_level = SOL_SOCKET;
-        cmsg->cmsg_type = SCM_RIGHTS;
-        cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-    }
-    if (sendmsg(sock.get(), &msg, MSG_NOSIGNAL) != static_cast<ssize_t>(body.size())) {
+    if (!send_with_descriptor(sock.get(), message, fd, 0)) {
         step_failed("send");
     }
     pollfd ready{sock.get(), POLLIN, 0};
