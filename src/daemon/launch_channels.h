@@ -7,9 +7,11 @@
 // channel it came on, which only that unit's launcher holds, so it acts
 // for exactly the unit, UID and claim token the channel was made for.
 //
-// A channel ends when its launcher closes it (it went on to bwrap, or
-// ended, and with it its unit), or when it sends anything else than those
-// two messages (logged; the launcher's next hand-over then fails).
+// A channel ends when nothing holds the unit's end any more (the launcher
+// closes its copy before bwrap; systemd keeps the one it passed until it
+// releases the unit), or when a message of another shape arrives (logged;
+// the launcher's next hand-over then fails). So each running session
+// started this way holds one descriptor of the helper's.
 
 #include "daemon/claim_table.h"
 #include "daemon/gateway_registrations.h"

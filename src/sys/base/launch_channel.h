@@ -64,7 +64,7 @@ struct LauncherMessage {
     enum class Kind {
         Waiting,  // `ahead`
         Listener, // `listener`
-        Closed,   // the launcher closed its end (it went on to bwrap, or ended)
+        Closed,   // no one holds the unit's end any more (the unit is gone)
         Invalid,  // anything else: `problem`; the helper closes the channel
     };
     Kind kind = Kind::Closed;
