@@ -65,6 +65,7 @@ bool LaunchChannels::serve_one(Open& channel)
                 return false;
             }
             break;
+        case sys::LauncherMessage::Kind::Done:
         case sys::LauncherMessage::Kind::Closed: return false;
         case sys::LauncherMessage::Kind::Invalid: log_channel_trouble(channel.unit, message->problem); return false;
         }

@@ -7,11 +7,12 @@
 // channel it came on, which only that unit's launcher holds, so it acts
 // for exactly the unit, UID and claim token the channel was made for.
 //
-// A channel ends when nothing holds the unit's end any more (the launcher
-// closes its copy before bwrap; systemd keeps the one it passed until it
-// releases the unit), or when a message of another shape arrives (logged;
-// the launcher's next hand-over then fails). So each running session
-// started this way holds one descriptor of the helper's.
+// A channel ends when its launcher says it is done ('D', just before it
+// closes its end and forks bwrap), when nothing holds the unit's end any
+// more (a launcher that died before saying so: systemd keeps the copy it
+// passed until it releases the unit), or when a message of another shape
+// arrives (logged; the launcher's next hand-over then fails). So the helper
+// holds a descriptor per launch in progress, not per running session.
 
 #include "daemon/claim_table.h"
 #include "daemon/gateway_registrations.h"

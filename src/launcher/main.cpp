@@ -195,7 +195,11 @@ int main(int argc, char** argv)
             network.reset();
         }
         // Nothing of the session may hold the channel: closed before bwrap
-        // is forked (and close-on-exec besides).
+        // is forked (and close-on-exec besides). The helper closes its end
+        // on the 'D'; systemd's copy would keep it open until the unit ends.
+        if (channel.valid()) {
+            (void)nr::sys::report_done(channel.get());
+        }
         channel.reset();
         // listen/accept/io_uring are refused by a filter the supervisor
         // answers (and counts, and logs); the rest by bwrap's filter.

@@ -240,3 +240,12 @@ TEST(AHelperChannelWhoseLauncherClosedIt, IsReadAsClosed)
     ASSERT_TRUE(message.has_value());
     EXPECT_EQ(message->kind, LauncherMessage::Kind::Closed);
 }
+
+TEST(ALauncherDoneWithItsChannel, SaysSoSoThatTheHelperClosesItsEnd)
+{
+    const auto channel = new_launch_channel();
+    ASSERT_TRUE(report_done(channel.unit_end.get()));
+    auto message = next_launcher_message(channel.helper_end.get());
+    ASSERT_TRUE(message.has_value());
+    EXPECT_EQ(message->kind, LauncherMessage::Kind::Done);
+}

@@ -28,6 +28,7 @@ constexpr char kSpecMessage = 'S';
 constexpr char kWaitingMessage = 'W';
 constexpr char kListenerMessage = 'L';
 constexpr char kAcceptedMessage = 'A';
+constexpr char kDoneMessage = 'D';
 // Longer than any message, so that a longer one shows as truncated.
 constexpr std::size_t kMaxMessage = 16;
 // Room for more descriptors than the one expected, so that a message with
@@ -181,6 +182,11 @@ bool report_waiting(int unit_end, std::uint32_t ahead)
     return send_message(unit_end, kWaitingMessage, little_endian_u32(ahead), -1);
 }
 
+bool report_done(int unit_end)
+{
+    return send_message(unit_end, kDoneMessage, {}, -1);
+}
+
 void hand_over_listener(int unit_end, int listener, std::chrono::milliseconds wait)
 {
     if (!send_message(unit_end, kListenerMessage, {}, listener)) {
@@ -217,6 +223,10 @@ std::optional<LauncherMessage> next_launcher_message(int helper_end)
     if (!message.truncated && message.byte == kWaitingMessage && message.payload.size() == 4 && message.fds.empty()) {
         out.kind = LauncherMessage::Kind::Waiting;
         out.ahead = read_u32(message.payload);
+        return out;
+    }
+    if (!message.truncated && message.byte == kDoneMessage && message.payload.empty() && message.fds.empty()) {
+        out.kind = LauncherMessage::Kind::Done;
         return out;
     }
     if (!message.truncated && message.byte == kListenerMessage && message.payload.empty() && message.fds.size() == 1) {

@@ -11,6 +11,7 @@
 //   launcher -> helper   'W' + u32 sessions ahead (little-endian)
 //                        'L' + the gateway listener; the helper answers
 //                        'A' once registered, or closes the channel
+//                        'D' done: the launcher closes its end now
 //
 // Nobody else can write into the pair: it has no name, the helper's end
 // never leaves the helper, and the unit's end exists only in the unit. The
@@ -54,6 +55,11 @@ core::LaunchSpec receive_launch_spec(int unit_end, std::chrono::milliseconds wai
 // informs the worker, so the caller goes on waiting).
 bool report_waiting(int unit_end, std::uint32_t ahead);
 
+// Tells the helper the launcher is done with the channel, so that the
+// helper closes its end now rather than when systemd releases the unit's;
+// best effort (false when it could not be sent).
+bool report_done(int unit_end);
+
 // Hands the gateway listener to the helper and waits at most `wait` for its
 // answer. Error(LaunchFailed) when the helper closes the channel instead
 // (it refused the registration) or does not answer.
@@ -64,6 +70,7 @@ struct LauncherMessage {
     enum class Kind {
         Waiting,  // `ahead`
         Listener, // `listener`
+        Done,     // the launcher is done with the channel
         Closed,   // no one holds the unit's end any more (the unit is gone)
         Invalid,  // anything else: `problem`; the helper closes the channel
     };
