@@ -9,7 +9,7 @@
 //
 // A channel ends when its launcher says it is done ('D', just before it
 // closes its end and forks bwrap), when nothing holds the unit's end any
-// more (a launcher that died before saying so: systemd keeps the copy it
+// more (a launcher that died before saying so; systemd may keep the copy it
 // passed until it releases the unit), or when a message of another shape
 // arrives (logged; the launcher's next hand-over then fails). So the helper
 // holds a descriptor per launch in progress, not per running session.

@@ -196,7 +196,7 @@ int main(int argc, char** argv)
         }
         // Nothing of the session may hold the channel: closed before bwrap
         // is forked (and close-on-exec besides). The helper closes its end
-        // on the 'D'; systemd's copy would keep it open until the unit ends.
+        // on the 'D'; the copy systemd passed may keep it open until the unit ends.
         if (channel.valid()) {
             (void)nr::sys::report_done(channel.get());
         }
