@@ -132,6 +132,33 @@ bool PreflightGate::ready(const core::RunAsUser& user)
     return passed_;
 }
 
+void PreflightGate::start_canary_unit(const core::UnitProperties& properties, const sys::UnitDescriptors& descriptors)
+{
+    // systemd collects the previous canary (ours, or one of an earlier
+    // helper instance) asynchronously after its Unref: wait for the name.
+    const auto busy_deadline = std::chrono::steady_clock::now() + kCanaryBusyLimit;
+    for (;;) {
+        try {
+            systemd_.start_transient(core::kCanaryUnit, properties, descriptors);
+            return;
+        } catch (const core::Error& e) {
+            if (e.kind() != core::ErrorKind::SessionBusy || std::chrono::steady_clock::now() > busy_deadline) {
+                throw;
+            }
+        }
+        std::this_thread::sleep_for(kBusyPollInterval);
+    }
+}
+
+void PreflightGate::send_canary_spec(const std::string& token, int helper_end)
+{
+    const auto spec = claims_.take_for_channel(token);
+    if (!spec) {
+        core::fail(core::ErrorKind::PreflightFailed, "the canary's launch spec is gone before it was sent");
+    }
+    sys::send_launch_spec(helper_end, *spec);
+}
+
 void PreflightGate::start_canary(const core::RunAsUser& user)
 {
     if (running_ || verdict_) {
@@ -148,10 +175,7 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
         const auto plan = core::plan_canary(config_, user, sys::observe_host(launcher_path_, systemd_.spec_delivery()),
                                             run.token, command);
         const bool by_channel = core::find_property(plan.properties, "ExtraFileDescriptors") != nullptr;
-        sys::LaunchChannel channel;
-        if (by_channel) {
-            channel = sys::new_launch_channel();
-        }
+        const auto channel = sys::new_launch_channel_if(by_channel);
         std::array<int, 2> pipe_fds{};
         if (::pipe2(pipe_fds.data(), O_CLOEXEC | O_NONBLOCK) != 0) {
             core::fail(core::ErrorKind::SystemdFailure, "pipe failed");
@@ -167,30 +191,12 @@ void PreflightGate::start_canary(const core::RunAsUser& user)
                                              std::chrono::steady_clock::now() + kCanaryClaimDeadline, true,
                                              std::nullopt, by_channel});
         watch_.track(core::kCanaryUnit, run.path, "", "", "");
-        // systemd collects the previous canary (ours, or one of an earlier
-        // helper instance) asynchronously after its Unref: wait for the name.
-        const auto busy_deadline = std::chrono::steady_clock::now() + kCanaryBusyLimit;
-        for (;;) {
-            try {
-                systemd_.start_transient(
-                    core::kCanaryUnit, plan.properties,
-                    sys::UnitDescriptors{
-                        {sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()), sdbus::UnixFd(write_end.get())},
-                        channel.unit_end.get()});
-                break;
-            } catch (const core::Error& e) {
-                if (e.kind() != core::ErrorKind::SessionBusy || std::chrono::steady_clock::now() > busy_deadline) {
-                    throw;
-                }
-            }
-            std::this_thread::sleep_for(kBusyPollInterval);
-        }
+        start_canary_unit(plan.properties,
+                          sys::UnitDescriptors{{sdbus::UnixFd(null_fd.get()), sdbus::UnixFd(write_end.get()),
+                                                sdbus::UnixFd(write_end.get())},
+                                               channel.unit_end.get()});
         if (by_channel) {
-            const auto spec = claims_.take_for_channel(run.token);
-            if (!spec) {
-                core::fail(core::ErrorKind::PreflightFailed, "the canary's launch spec is gone before it was sent");
-            }
-            sys::send_launch_spec(channel.helper_end.get(), *spec);
+            send_canary_spec(run.token, channel.helper_end.get());
         }
         rollback.commit();
     } catch (const core::Error& e) {

@@ -66,6 +66,11 @@ private:
         std::chrono::steady_clock::time_point deadline;
     };
     std::string current_record();
+    // StartTransientUnit of the canary, waiting (bounded) while systemd
+    // still holds the previous one's name.
+    void start_canary_unit(const core::UnitProperties& properties, const sys::UnitDescriptors& descriptors);
+    // The canary's spec over its helper channel (systemd >= 257).
+    void send_canary_spec(const std::string& token, int helper_end);
     core::CheckResult finish(const core::CanaryOutcome& outcome, const std::string& record);
 
     sys::SystemdManager systemd_;

@@ -142,10 +142,7 @@ void StartPipeline::start(StartReply&& reply, const core::SessionRequest& reques
     sessions_.track(plan.unit_name, path, request.owner, request.chat, request.job);
     // systemd keeps its own copy of the unit's end (the call carries it);
     // ours closes when this function returns.
-    sys::LaunchChannel channel;
-    if (by_channel) {
-        channel = sys::new_launch_channel();
-    }
+    auto channel = sys::new_launch_channel_if(by_channel);
     auto start = std::make_unique<sys::TransientStart>(connection_, plan.unit_name, plan.properties,
                                                        sys::UnitDescriptors{stdio, channel.unit_end.get()});
     auto read =

@@ -100,7 +100,7 @@ Received receive_message(int fd)
             out.fds.emplace_back(received);
         }
     }
-    out.byte = out.length > 0 ? data[0] : 0;
+    out.byte = out.length > 0 ? data[0] : '\0';
     if (out.length > 1) {
         out.payload.assign(data.data() + 1, static_cast<std::size_t>(out.length) - 1);
     }
@@ -145,6 +145,11 @@ LaunchChannel new_launch_channel()
         fail(ErrorKind::SystemdFailure, std::string("socketpair for a helper channel: ") + std::strerror(errno));
     }
     return {UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+LaunchChannel new_launch_channel_if(bool wanted)
+{
+    return wanted ? new_launch_channel() : LaunchChannel{};
 }
 
 void send_launch_spec(int helper_end, const core::LaunchSpec& spec)

@@ -38,6 +38,8 @@ struct LaunchChannel {
 
 // Both ends close-on-exec and non-blocking. Throws SystemdFailure.
 LaunchChannel new_launch_channel();
+// new_launch_channel() when `wanted`, else two empty ends.
+LaunchChannel new_launch_channel_if(bool wanted);
 
 // The spec as a sealed memfd, in one message that never blocks (the pair
 // is new and holds nothing else). Throws LaunchFailed.
