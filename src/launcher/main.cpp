@@ -80,6 +80,28 @@ void connect_gateway(const nr::core::LauncherArgs& args, const nr::core::LaunchS
     }
 }
 
+// The helper channel with --spec-channel; otherwise nothing, and nothing
+// may have been passed.
+nr::sys::UniqueFd passed_channel(const nr::core::LauncherArgs& args)
+{
+    if (args.spec_channel) {
+        return nr::launcher::take_helper_channel();
+    }
+    nr::launcher::refuse_passed_descriptors();
+    return {};
+}
+
+// Nothing of the session may hold the channel: closed before bwrap is
+// forked (and close-on-exec besides). The helper closes its end on the
+// 'D'; the copy systemd passed may keep it open until the unit ends.
+void close_channel(nr::sys::UniqueFd& channel)
+{
+    if (channel.valid()) {
+        (void)nr::sys::report_done(channel.get());
+    }
+    channel.reset();
+}
+
 // Reports a serial adapter's wait where the helper listens for it.
 nr::launcher::WaitReporter wait_reporter(const nr::sys::UniqueFd& channel)
 {
@@ -160,12 +182,7 @@ int main(int argc, char** argv)
     nr::sys::set_log_identifier("native-runtime-launch");
     try {
         const auto command_line = launcher_args(argc, argv);
-        nr::sys::UniqueFd channel;
-        if (command_line.spec_channel) {
-            channel = nr::launcher::take_helper_channel();
-        } else {
-            nr::launcher::refuse_passed_descriptors();
-        }
+        auto channel = passed_channel(command_line);
         nr::launcher::close_inherited_fds(channel.get());
         // Made by a child while this process is still dumpable (writing a
         // uid_map needs that) and holds nothing secret; joined only after
@@ -194,13 +211,7 @@ int main(int argc, char** argv)
             connect_gateway(command_line, spec, *network, channel);
             network.reset();
         }
-        // Nothing of the session may hold the channel: closed before bwrap
-        // is forked (and close-on-exec besides). The helper closes its end
-        // on the 'D'; the copy systemd passed may keep it open until the unit ends.
-        if (channel.valid()) {
-            (void)nr::sys::report_done(channel.get());
-        }
-        channel.reset();
+        close_channel(channel);
         // listen/accept/io_uring are refused by a filter the supervisor
         // answers (and counts, and logs); the rest by bwrap's filter.
         const auto seccomp = nr::core::split_supervised(spec.seccomp);
