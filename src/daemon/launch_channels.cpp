@@ -59,9 +59,8 @@ bool LaunchChannels::serve_one(Open& channel)
                 report_wait_(*session, message->ahead);
             }
             break;
-        case sys::LauncherMessage::Kind::Listener: try { register_listener(channel, std::move(message->listener));
-            } catch (const core::Error& e) {
-                log_channel_trouble(channel.unit, std::string("gateway listener refused: ") + e.what());
+        case sys::LauncherMessage::Kind::Listener:
+            if (!register_listener(channel, std::move(message->listener))) {
                 return false;
             }
             break;
@@ -73,15 +72,22 @@ bool LaunchChannels::serve_one(Open& channel)
     return true;
 }
 
-void LaunchChannels::register_listener(Open& channel, sys::UniqueFd listener)
+bool LaunchChannels::register_listener(Open& channel, sys::UniqueFd listener)
 {
     // As HandOverListener: once, and only for the unit whose spec was sent.
     const auto session = claims_.take_gateway(channel.token, channel.unit, channel.uid);
     if (!session) {
-        core::fail(core::ErrorKind::AccessDenied, "no gateway session waits for this unit's listener");
+        log_channel_trouble(channel.unit, "gateway listener refused: no gateway session waits for it");
+        return false;
     }
-    gateways_.add(*session, listener.get());
-    sys::acknowledge_listener(channel.fd.get());
+    try {
+        gateways_.add(*session, listener.get());
+        sys::acknowledge_listener(channel.fd.get());
+    } catch (const core::Error& e) {
+        log_channel_trouble(channel.unit, std::string("gateway listener refused: ") + e.what());
+        return false;
+    }
+    return true;
 }
 
 } // namespace nr::daemon

@@ -62,7 +62,9 @@ private:
 
     // False when the channel ends.
     bool serve_one(Open& channel);
-    void register_listener(Open& channel, sys::UniqueFd listener);
+    // False, logged, when the helper refuses it: the channel then ends,
+    // which the launcher reads as the refusal.
+    bool register_listener(Open& channel, sys::UniqueFd listener);
 
     ClaimTable& claims_;
     const SessionRegistry& sessions_;

@@ -3,6 +3,7 @@
 
 #include "core/base/error.h"
 #include "core/journal/journal_fields.h"
+#include "core/launch/spec_delivery.h"
 #include "core/plan/gateway_plan.h"
 #include "core/plan/hardening_check.h"
 #include "core/plan/owner_slice.h"
@@ -25,7 +26,6 @@ namespace {
 using core::ErrorKind;
 using core::fail;
 
-constexpr auto kClaimDeadline = std::chrono::seconds(120);
 constexpr std::size_t kGatewayTokenBytes = 32;
 constexpr const char* kSliceInterface = "org.freedesktop.systemd1.Slice";
 
@@ -129,8 +129,9 @@ void StartPipeline::start(StartReply&& reply, const core::SessionRequest& reques
     // passed; until commit, any failure below withdraws it.
     StartRollback rollback(claims_, sessions_, systemd_, token, plan.unit_name);
     const bool by_channel = core::find_property(plan.properties, "ExtraFileDescriptors") != nullptr;
-    PendingLaunch pending{plan.unit_name, user.uid,     plan.launch, std::chrono::steady_clock::now() + kClaimDeadline,
-                          false,          std::nullopt, by_channel};
+    PendingLaunch pending{
+        plan.unit_name, user.uid,     plan.launch, std::chrono::steady_clock::now() + core::kLaunchSpecDeadline,
+        false,          std::nullopt, by_channel};
     if (gateway != nullptr) {
         pending.gateway =
             core::gateway_session(config_, *gateway, plan.unit_name, request.owner, request.chat, gateway_token);

@@ -13,6 +13,7 @@
 #include "core/launch/denial_tally.h"
 #include "core/launch/launcher_args.h"
 #include "core/launch/sandbox_args.h"
+#include "core/launch/spec_delivery.h"
 #include "launcher/helper_channel.h"
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
@@ -40,10 +41,6 @@
 #include <vector>
 
 namespace {
-
-// As long as the helper keeps a launch's spec for its launcher
-// (kClaimDeadline in daemon/start_pipeline.cpp).
-constexpr auto kSpecWait = std::chrono::seconds(120);
 
 nr::core::LauncherArgs launcher_args(int argc, char** argv)
 {
@@ -194,7 +191,7 @@ int main(int argc, char** argv)
         // The spec may carry credentials: keep other processes of this uid
         // from reading our memory until exec replaces it.
         prctl(PR_SET_DUMPABLE, 0);
-        auto spec = channel.valid() ? nr::sys::receive_launch_spec(channel.get(), kSpecWait, 0)
+        auto spec = channel.valid() ? nr::sys::receive_launch_spec(channel.get(), nr::core::kLaunchSpecDeadline, 0)
                                     : nr::launcher::claim_launch_spec(command_line.claim_token);
         check_gateway_port(command_line, spec);
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);

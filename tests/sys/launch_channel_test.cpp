@@ -249,3 +249,16 @@ TEST(ALauncherDoneWithItsChannel, SaysSoSoThatTheHelperClosesItsEnd)
     ASSERT_TRUE(message.has_value());
     EXPECT_EQ(message->kind, LauncherMessage::Kind::Done);
 }
+
+TEST(AListenerOverAHelperChannel, WhoseAnswerNeverComesIsRefusedNamingTheAnswer)
+{
+    const auto channel = new_launch_channel();
+    std::array<int, 2> pair{};
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair.data()), 0);
+    const UniqueFd listener(pair[0]);
+    const UniqueFd other(pair[1]);
+    const auto e = nr::test::error_from(
+        [&] { hand_over_listener(channel.unit_end.get(), listener.get(), std::chrono::milliseconds(50)); });
+    ASSERT_TRUE(e.has_value());
+    EXPECT_THAT(e->what(), HasSubstr("no answer to the gateway listener within"));
+}

@@ -13,6 +13,7 @@
 //                  calls Launcher.Claim with the token on its command line.
 // Either way the spec leaves the helper only after the read-back passed.
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,9 @@ namespace nr::core {
 enum class SpecDelivery { Claim, HelperChannel };
 
 inline constexpr int kFirstSystemdPassingDescriptors = 257;
+// How long the helper keeps a launch's spec for its launcher, and so how
+// long a launcher waits for it on either path.
+inline constexpr std::chrono::seconds kLaunchSpecDeadline{120};
 inline constexpr const char* kHelperChannelName = "nr-helper-channel";
 
 // From the manager's Version property ("257.9-1~deb13u1", "252.38-1~deb12u1").

@@ -40,14 +40,14 @@ constexpr std::size_t kMaxReceived = 8;
     fail(ErrorKind::LaunchFailed, "the helper channel: " + why);
 }
 
-void wait_readable(int fd, std::chrono::milliseconds wait)
+void wait_readable(int fd, std::chrono::milliseconds wait, std::string_view awaited)
 {
     const auto deadline = std::chrono::steady_clock::now() + wait;
     for (;;) {
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
-            refuse("no launch spec within " + std::to_string(wait.count() / 1000) + " s");
+            refuse("no " + std::string(awaited) + " within " + std::to_string(wait.count() / 1000) + " s");
         }
         pollfd pfd{fd, POLLIN, 0};
         const int n = ::poll(&pfd, 1, static_cast<int>(left.count()));
@@ -163,7 +163,7 @@ void send_launch_spec(int helper_end, const core::LaunchSpec& spec)
 
 core::LaunchSpec receive_launch_spec(int unit_end, std::chrono::milliseconds wait, uid_t helper_uid)
 {
-    wait_readable(unit_end, wait);
+    wait_readable(unit_end, wait, "launch spec");
     auto message = receive_message(unit_end);
     if (message.length <= 0 && message.fds.empty()) {
         refuse("the helper closed it without sending a launch spec (it withdrew the launch: see `journalctl -u "
@@ -197,7 +197,7 @@ void hand_over_listener(int unit_end, int listener, std::chrono::milliseconds wa
     if (!send_message(unit_end, kListenerMessage, {}, listener)) {
         refuse(std::string("sending the gateway listener: ") + std::strerror(errno));
     }
-    wait_readable(unit_end, wait);
+    wait_readable(unit_end, wait, "answer to the gateway listener");
     const auto answer = receive_message(unit_end);
     if (answer.length <= 0) {
         refuse("the helper refused the gateway listener (see `journalctl -u native-runtimed`)");
