@@ -184,22 +184,30 @@ TEST_F(FileOperations, AWriteOverAPlantedSymlinkIsRefusedAndItsTargetUnchanged)
 TEST_F(FileOperations, ASymlinkSwappedInATightLoopWhileTheHelperReadsNeverEscapes)
 {
     // The worker's UID flips race.txt between a regular file and a symlink
-    // to another owner's secret as fast as it can, while reads go on for a
-    // bounded time. Every read must be the safe content or a refusal.
+    // to another owner's secret as fast as it can, while reads go on. Every
+    // read must be the safe content or a refusal. Reads go on until both
+    // outcomes were seen (a slow build, ASan, reads only a few times in a
+    // fixed window and may see only one), within a bound.
     const std::string swapper = "import os,sys,time\n"
-                                "d=sys.argv[1]; s=sys.argv[2]; end=time.time()+9\n"
-                                "while time.time()<end:\n"
+                                "d=sys.argv[1]; s=sys.argv[2]; stop=sys.argv[3]; end=time.time()+150\n"
+                                "while time.time()<end and not os.path.exists(stop):\n"
                                 "  try: os.unlink(d+'/t.lnk')\n"
                                 "  except OSError: pass\n"
                                 "  os.symlink(s, d+'/t.lnk'); os.rename(d+'/t.lnk', d+'/race.txt')\n"
                                 "  open(d+'/t.reg','w').write('safe-content'); os.rename(d+'/t.reg', d+'/race.txt')\n";
     put(std::string(kScratch) + "/swap.py", swapper);
-    Background loop(as_user(kWorker, {"python3", std::string(kScratch) + "/swap.py", kWorkspace, kBobSecret}));
+    const auto stop = std::string(kScratch) + "/swap.stop";
+    Background loop(as_user(kWorker, {"python3", std::string(kScratch) + "/swap.py", kWorkspace, kBobSecret, stop}));
     int safe = 0;
     int refused_reads = 0;
     int escapes = 0;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(8);
-    while (std::chrono::steady_clock::now() < until) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto enough = [&] {
+        const auto spent = std::chrono::steady_clock::now() - start;
+        const bool both_seen = safe > 0 && refused_reads > 0;
+        return (both_seen && spent > std::chrono::seconds(8)) || spent > std::chrono::seconds(120);
+    };
+    while (!enough()) {
         const auto outcome = file_read("race.txt");
         if (outcome.out.find("bob-secret") != std::string::npos) {
             ++escapes;
@@ -209,6 +217,7 @@ TEST_F(FileOperations, ASymlinkSwappedInATightLoopWhileTheHelperReadsNeverEscape
             ++refused_reads;
         }
     }
+    put(stop, "");
     loop.wait();
     EXPECT_EQ(escapes, 0);
     // Both outcomes occurred, so the race was live while the helper read.
@@ -220,18 +229,25 @@ TEST_F(FileOperations, ASymlinkSwappedInATightLoopWhileTheHelperReadsNeverEscape
 TEST_F(FileOperations, AFileReplacedInATightLoopIsReadWholeOrRefusedAsChanged)
 {
     const std::string flipper = "import os,sys,time\n"
-                                "d=sys.argv[1]; end=time.time()+6\n"
+                                "d=sys.argv[1]; stop=sys.argv[2]; end=time.time()+150\n"
                                 "a='A'*300000; b='B'*100\n"
                                 "i=0\n"
-                                "while time.time()<end:\n"
+                                "while time.time()<end and not os.path.exists(stop):\n"
                                 "  open(d+'/f.tmp','w').write(a if i%2 else b); os.rename(d+'/f.tmp', d+'/flip.txt')\n"
                                 "  i+=1\n";
     put(std::string(kScratch) + "/flip.py", flipper);
-    Background loop(as_user(kWorker, {"python3", std::string(kScratch) + "/flip.py", kWorkspace}));
+    const auto stop = std::string(kScratch) + "/flip.stop";
+    Background loop(as_user(kWorker, {"python3", std::string(kScratch) + "/flip.py", kWorkspace, stop}));
     int whole = 0;
     int torn = 0;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (std::chrono::steady_clock::now() < until) {
+    // At least 5 s of reads, and on until one was whole (the positive
+    // control), within a bound: a slow build reads only a few times.
+    const auto start = std::chrono::steady_clock::now();
+    const auto enough = [&] {
+        const auto spent = std::chrono::steady_clock::now() - start;
+        return (whole > 0 && spent > std::chrono::seconds(5)) || spent > std::chrono::seconds(120);
+    };
+    while (!enough()) {
         const auto outcome = file_read("flip.txt");
         if (outcome.status != 0) {
             continue;
@@ -242,6 +258,7 @@ TEST_F(FileOperations, AFileReplacedInATightLoopIsReadWholeOrRefusedAsChanged)
             ++torn;
         }
     }
+    put(stop, "");
     loop.wait();
     EXPECT_EQ(torn, 0);
     EXPECT_GT(whole, 0);
