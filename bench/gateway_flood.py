@@ -23,6 +23,8 @@ SAMPLE_PERIOD_S = 0.1
 # Samples of the gateway's memory before a flood starts, so that "before"
 # is not one reading.
 BEFORE_S = 0.3
+BEFORE_READINGS = 2
+BEFORE_LIMIT_S = 10.0
 
 
 def memory_current_kib():
@@ -60,9 +62,15 @@ class MemoryCurrent(threading.Thread):
 
     def start_and_settle(self):
         """Starts sampling; returns the moment from which readings count
-        as "during", after BEFORE_S of readings "before"."""
+        as "during", after BEFORE_S of readings "before" and at least
+        BEFORE_READINGS of them (on a loaded machine one `systemctl show`
+        can take longer than BEFORE_S, which left "before" empty), within
+        BEFORE_LIMIT_S."""
         self.start()
         time.sleep(BEFORE_S)
+        limit = time.monotonic() + BEFORE_LIMIT_S
+        while len(self.samples) < BEFORE_READINGS and time.monotonic() < limit:
+            time.sleep(SAMPLE_PERIOD_S / 2)
         return time.monotonic()
 
     def finish(self, mark):
