@@ -8,6 +8,7 @@
 #include "core/base/error.h"
 #include "core/bus/bus_names.h"
 #include "core/cli/json_output.h"
+#include "core/launch/launcher_args.h"
 #include "core/ops/provider_keys.h"
 #include "ctl/exit_status.h"
 #include "ctl/operator_commands.h"
@@ -94,7 +95,9 @@ std::vector<core::CheckResult> run_checks(const PreflightOptions& options, const
     if (user && std::find(principals.begin(), principals.end(), user_name) == principals.end()) {
         principals.push_back(user_name);
     }
-    results.push_back(sys::check_immutable(config, {NR_LAUNCHER_PATH, NR_SUPERVISOR_PATH, NR_HELPER_PATH}, principals));
+    results.push_back(sys::check_immutable(
+        config, {NR_LAUNCHER_PATH, core::claim_path_beside(NR_LAUNCHER_PATH), NR_SUPERVISOR_PATH, NR_HELPER_PATH},
+        principals));
 
     auto units = config.app_units;
     for (const auto& unit : options.units) {

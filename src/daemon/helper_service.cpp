@@ -24,8 +24,7 @@ HelperService::HelperService(sdbus::IConnection& connection, core::Config config
               channels_.keep(unit, uid, token, std::move(end));
           }),
       manager_(connection, config_, systemd_, sessions_, gate_, pipeline_, activity_),
-      launcher_(connection, systemd_, claims_, sessions_, pipeline_, gateways_, activity_,
-                [this](const TrackedSession& session, std::uint32_t ahead) { report_waiting(session, ahead); })
+      launcher_(connection, claims_, pipeline_, activity_)
 {
 }
 

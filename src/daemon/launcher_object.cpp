@@ -3,7 +3,6 @@
 
 #include "core/base/error.h"
 #include "core/bus/bus_names.h"
-#include "core/launch/launch_spec.h"
 #include "daemon/handler_steps.h"
 #include "daemon/request_log.h"
 #include "sys/bus/bus_compat.h"
@@ -18,12 +17,10 @@ using core::fail;
 
 } // namespace
 
-LauncherObject::LauncherObject(sdbus::IConnection& connection, sys::SystemdManager& systemd, ClaimTable& claims,
-                               const SessionRegistry& sessions, StartPipeline& pipeline, GatewayRegistrations& gateways,
-                               Activity& activity, WaitReport report_wait)
-    : AdaptorInterfaces(connection, sdbus::ObjectPath{core::kObjectPath}), systemd_(systemd), claims_(claims),
-      sessions_(sessions), pipeline_(pipeline), gateways_(gateways), activity_(activity),
-      report_wait_(std::move(report_wait))
+LauncherObject::LauncherObject(sdbus::IConnection& connection, ClaimTable& claims, StartPipeline& pipeline,
+                               Activity& activity)
+    : AdaptorInterfaces(connection, sdbus::ObjectPath{core::kObjectPath}), claims_(claims), pipeline_(pipeline),
+      activity_(activity)
 {
     registerAdaptor();
 }
@@ -39,7 +36,7 @@ std::string LauncherObject::caller_unit() const
     return pid ? sys::unit_of_pid(*pid) : std::string();
 }
 
-void LauncherObject::Claim(sys::ClaimResult&& result, std::string token)
+void LauncherObject::Claim(ClaimReply&& result, std::string token)
 {
     activity_.touch();
     // The unit is the caller's own, from its cgroup: named in the refusal.
@@ -49,7 +46,7 @@ void LauncherObject::Claim(sys::ClaimResult&& result, std::string token)
         const auto uid = require_caller_uid(getObject());
         switch (claims_.state(token, unit, uid)) {
         case ClaimState::Ready:
-            sys::return_claim(result, sys::to_claim_reply(core::encode_launch_spec(*claims_.claim(token, unit, uid))));
+            result.returnResults(sdbus::UnixFd(pipeline_.channel_for_claim(token, unit, uid).get()));
             return;
         case ClaimState::Unconfirmed:
             // One launcher per unit: a second Claim while one waits is refused.
@@ -61,39 +58,6 @@ void LauncherObject::Claim(sys::ClaimResult&& result, std::string token)
         case ClaimState::NoMatch: break;
         }
         fail(ErrorKind::AccessDenied, "no launch is waiting for this caller (unit '" + unit + "')");
-    });
-}
-
-void LauncherObject::ReportWaiting(const uint32_t& ahead)
-{
-    activity_.touch();
-    refused_as_typed_error(getObject(), "ReportWaiting", {}, RequestKind::Session, [&] {
-        // Authorised like Claim: only a process in a session unit this
-        // helper tracks, running with that unit's UID (User= is numeric).
-        const auto* session = sessions_.find(sys::unit_of_pid(require_caller_pid(getObject())));
-        constexpr const char* kRefusal = "only a session's own launcher may report its wait";
-        if (session == nullptr) {
-            fail(ErrorKind::AccessDenied, kRefusal);
-        }
-        require_session_access(systemd_, session->path, require_caller_uid(getObject()), core::SessionAccess::OwnerOnly,
-                               kRefusal);
-        report_wait_(*session, ahead);
-    });
-}
-
-void LauncherObject::HandOverListener(const std::string& token, const sdbus::UnixFd& listener)
-{
-    activity_.touch();
-    const auto unit = caller_unit();
-    refused_as_typed_error(getObject(), "HandOverListener", {{}, {}, {}, unit}, RequestKind::Session, [&] {
-        // authorize: as Claim, and only after it (the registration waits
-        // in the claim table from the Claim on), once.
-        (void)require_caller_pid(getObject()); // AccessDenied without credentials
-        auto session = claims_.take_gateway(token, unit, require_caller_uid(getObject()));
-        if (!session) {
-            fail(ErrorKind::AccessDenied, "no gateway session waits for this caller's listener (unit '" + unit + "')");
-        }
-        gateways_.add(*session, listener.get());
     });
 }
 

@@ -4,6 +4,7 @@
 #include "core/base/error.h"
 #include "core/journal/journal_fields.h"
 #include "core/journal/log_event.h"
+#include "core/launch/launcher_args.h"
 #include "core/ops/preflight.h"
 #include "daemon/handler_steps.h"
 #include "sys/base/journal_writer.h"
@@ -94,8 +95,11 @@ std::string PreflightGate::current_record()
     } catch (const core::Error& e) {
         version = std::string("unreadable: ") + e.what();
     }
-    return core::canary_cache_record(sys::observe_canary_inputs(
-        config_path_, {NR_HELPER_PATH, launcher_path_, NR_SUPERVISOR_PATH, config_.bwrap_path}, version));
+    return core::canary_cache_record(
+        sys::observe_canary_inputs(config_path_,
+                                   {NR_HELPER_PATH, launcher_path_, core::claim_path_beside(launcher_path_),
+                                    NR_SUPERVISOR_PATH, config_.bwrap_path},
+                                   version));
 }
 
 bool PreflightGate::ready(const core::RunAsUser& user)
@@ -114,7 +118,9 @@ bool PreflightGate::ready(const core::RunAsUser& user)
     };
     auto principals = sys::session_principals(config_);
     principals.push_back(user.name);
-    results.push_back(sys::check_immutable(config_, {launcher_path_, NR_SUPERVISOR_PATH, NR_HELPER_PATH}, principals));
+    results.push_back(sys::check_immutable(
+        config_, {launcher_path_, core::claim_path_beside(launcher_path_), NR_SUPERVISOR_PATH, NR_HELPER_PATH},
+        principals));
     // Only units the operator configured can be checked from here.
     if (!config_.app_units.empty()) {
         results.push_back(

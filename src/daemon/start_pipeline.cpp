@@ -215,6 +215,18 @@ void StartPipeline::send_by_channel(InFlight& start)
     keep_channel_(start.unit, start.uid, start.token, std::move(start.channel));
 }
 
+sys::UniqueFd StartPipeline::channel_for_claim(const std::string& token, const std::string& unit, uid_t uid)
+{
+    const auto spec = claims_.claim(token, unit, uid);
+    if (!spec) {
+        fail(ErrorKind::AccessDenied, "no launch is waiting for this caller (unit '" + unit + "')");
+    }
+    auto channel = sys::new_launch_channel();
+    sys::send_launch_spec(channel.helper_end.get(), *spec);
+    keep_channel_(unit, uid, token, std::move(channel.helper_end));
+    return std::move(channel.unit_end);
+}
+
 void StartPipeline::refuse(InFlight& start, const core::Error& error)
 {
     undo_start(claims_, sessions_, systemd_, start.token, start.unit, start.started());
@@ -299,8 +311,11 @@ void StartPipeline::settle_parked_claims()
             continue;
         }
         if (state == ClaimState::Ready) {
-            sys::return_claim(parked.reply, sys::to_claim_reply(core::encode_launch_spec(
-                                                *claims_.claim(token, parked.unit, parked.uid))));
+            try {
+                parked.reply.returnResults(sdbus::UnixFd(channel_for_claim(token, parked.unit, parked.uid).get()));
+            } catch (const core::Error& e) {
+                parked.reply.returnError(sys::to_bus_error(e));
+            }
         } else {
             refuse_claim(parked);
         }

@@ -15,7 +15,6 @@
 #include "daemon/claim_table.h"
 #include "daemon/session_registry.h"
 #include "sys/base/unique_fd.h"
-#include "sys/bus/launch_spec_bus.h"
 #include "sys/systemd/effective_properties.h"
 #include "sys/systemd/systemd_manager.h"
 
@@ -33,6 +32,8 @@ namespace nr::daemon {
 
 using StartReply = sdbus::Result<std::string, sdbus::ObjectPath>;
 using CanaryReply = sdbus::Result<bool, std::string, std::string>;
+// Launcher.Claim's answer: the unit's end of its helper channel.
+using ClaimReply = sdbus::Result<sdbus::UnixFd>;
 
 // A StartSession that arrived before the preflight canary's verdict:
 // everything the bus said about its caller, captured while the call was
@@ -49,7 +50,7 @@ struct WaitingStart {
 // A launcher's Claim that came while its unit's hardening was still being
 // read back.
 struct ParkedClaim {
-    sys::ClaimResult reply;
+    ClaimReply reply;
     std::string unit;
     uid_t uid = 0;
     core::Caller caller;
@@ -99,6 +100,10 @@ public:
     // Hands out or refuses each parked Claim whose spec was confirmed or
     // withdrawn meanwhile.
     void settle_parked_claims();
+    // For a Claim the claim table found Ready: a new helper channel with
+    // the spec sent on it; the helper keeps its end (KeepChannel), and the
+    // unit's end is the Claim's answer.
+    sys::UniqueFd channel_for_claim(const std::string& token, const std::string& unit, uid_t uid);
 
     // Nothing waits here.
     [[nodiscard]] bool empty() const

@@ -59,7 +59,8 @@ void refuse_passed_descriptors()
     if (!passed.empty()) {
         core::fail(core::ErrorKind::LaunchFailed,
                    "systemd passed " + std::to_string(passed.size()) +
-                       " descriptors to a launcher that claims its spec over the bus (no --spec-channel)");
+                       " descriptors to native-runtime-claim, which takes none: it gets the helper channel from "
+                       "Launcher.Claim");
     }
 }
 

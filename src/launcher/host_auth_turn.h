@@ -23,13 +23,11 @@
 
 namespace nr::launcher {
 
-// Tells the helper how many sessions are ahead while waiting; it only
+// Tells the helper how many sessions are ahead while waiting (over the
+// helper channel); it only
 // informs the worker, so a report that fails neither admits the session
 // nor ends its wait.
 using WaitReporter = std::function<void(std::size_t ahead)>;
-
-// Launcher.ReportWaiting over the system bus, connecting at the first report.
-WaitReporter bus_wait_reporter();
 
 // nullopt for a client-managed adapter; otherwise blocks until admitted,
 // reporting each wait. Throws core::Error when the lock state is unsafe

@@ -2,10 +2,6 @@
 #include "launcher/launch_steps.h"
 
 #include "core/base/error.h"
-#include "sys/bus/helper_proxy.h"
-#include "sys/bus/launch_spec_bus.h"
-
-#include <sdbus-c++/sdbus-c++.h>
 
 #include <cerrno>
 #include <climits>
@@ -50,31 +46,6 @@ void close_inherited_fds(int keep)
     }
     close_from_to(kFirst, static_cast<unsigned>(keep) - 1);
     close_from_to(static_cast<unsigned>(keep) + 1, UINT_MAX);
-}
-
-core::LaunchSpec claim_launch_spec(const std::string& token)
-{
-    try {
-        auto connection = sdbus::createSystemBusConnection();
-        sys::LauncherProxy proxy(*connection);
-        // Decoded before anything is applied: a spec this launcher could not
-        // apply exactly is refused (LaunchFailed), never applied in part.
-        return core::decode_launch_spec(sys::from_claim_reply(proxy.Claim(token)));
-    } catch (const sdbus::Error& e) {
-        fail(ErrorKind::LaunchFailed, "claiming the launch spec failed: " + e.getName() + ": " + e.getMessage());
-    }
-}
-
-void hand_over_listener(const std::string& token, int listener)
-{
-    try {
-        auto connection = sdbus::createSystemBusConnection();
-        sys::LauncherProxy proxy(*connection);
-        proxy.HandOverListener(token, sdbus::UnixFd{listener});
-    } catch (const sdbus::Error& e) {
-        fail(ErrorKind::LaunchFailed,
-             "handing the gateway listener over failed: " + e.getName() + ": " + e.getMessage());
-    }
 }
 
 void check_trusted_binary(const std::string& path)

@@ -16,14 +16,6 @@ namespace nr::launcher {
 // except `keep` (the helper channel; -1: none).
 void close_inherited_fds(int keep = -1);
 
-// Fetches the launch spec for `token` from the helper over the system bus.
-core::LaunchSpec claim_launch_spec(const std::string& token);
-
-// Hands the gateway session's listening socket to the helper
-// (Launcher.HandOverListener), which registers it with the egress gateway;
-// throws Error(LaunchFailed) with the helper's reason when it refuses.
-void hand_over_listener(const std::string& token, int listener);
-
 // bwrap must be a root-owned regular file nobody else can write.
 void check_trusted_binary(const std::string& path);
 

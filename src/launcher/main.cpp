@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// native-runtime-launch: runs as ExecStart= of a session unit, as the
-// session user. It takes its spec from the helper (never from argv or the
-// unit environment, both world-readable), prepares the owner's private
+// native-runtime-launch: runs in a session unit, as the session user: its
+// ExecStart= on systemd >= 257, else exec'd by native-runtime-claim. It
+// takes its spec from the helper over the helper channel it was passed
+// (never from argv or the unit environment, both world-readable), prepares the owner's private
 // directories, and starts bwrap with the seccomp filter attached; then it
 // execs native-runtime-supervise in its place, which stays bwrap's parent
 // until the sandbox ends (launcher/supervisor.h). A `network: gateway`
@@ -63,29 +64,14 @@ void check_gateway_port(const nr::core::LauncherArgs& args, const nr::core::Laun
 constexpr auto kListenerAnswerWait = std::chrono::seconds(30);
 
 // The listener is the session's only way out of its namespace: it goes to
-// the gateway through the helper (over the helper channel when there is
-// one, else Launcher.HandOverListener), and this process keeps no copy.
-void connect_gateway(const nr::core::LauncherArgs& args, const nr::core::LaunchSpec& spec,
-                     const nr::sys::PrivateNetwork& network, const nr::sys::UniqueFd& channel)
+// the gateway through the helper, over the helper channel, and this process
+// keeps no copy.
+void connect_gateway(const nr::core::LaunchSpec& spec, const nr::sys::PrivateNetwork& network,
+                     const nr::sys::UniqueFd& channel)
 {
     nr::sys::join_private_network(network);
     const auto listener = nr::sys::listen_on_loopback(spec.gateway_port);
-    if (channel.valid()) {
-        nr::sys::hand_over_listener(channel.get(), listener.get(), kListenerAnswerWait);
-    } else {
-        nr::launcher::hand_over_listener(args.claim_token, listener.get());
-    }
-}
-
-// The helper channel with --spec-channel; otherwise nothing, and nothing
-// may have been passed.
-nr::sys::UniqueFd passed_channel(const nr::core::LauncherArgs& args)
-{
-    if (args.spec_channel) {
-        return nr::launcher::take_helper_channel();
-    }
-    nr::launcher::refuse_passed_descriptors();
-    return {};
+    nr::sys::hand_over_listener(channel.get(), listener.get(), kListenerAnswerWait);
 }
 
 // Nothing of the session may hold the channel: closed before bwrap is
@@ -99,12 +85,9 @@ void close_channel(nr::sys::UniqueFd& channel)
     channel.reset();
 }
 
-// Reports a serial adapter's wait where the helper listens for it.
+// Reports a serial adapter's wait to the helper, over the channel.
 nr::launcher::WaitReporter wait_reporter(const nr::sys::UniqueFd& channel)
 {
-    if (!channel.valid()) {
-        return nr::launcher::bus_wait_reporter();
-    }
     const int fd = channel.get();
     return [fd](std::size_t ahead) {
         if (!nr::sys::report_waiting(fd, static_cast<std::uint32_t>(std::min<std::size_t>(ahead, UINT32_MAX)))) {
@@ -154,7 +137,7 @@ CheckedMounts open_checked_mounts(const nr::core::LaunchSpec& spec)
         nr::sys::keep_across_exec(fd.get(), "checked directory or protected path");
     }
     const auto planned = nr::core::bind_from_descriptors(spec.bwrap_argv, mounts.descriptors);
-    // After the last bus call: the helper's socket is a path socket, but
+    // After the last word with the helper (its channel is closed by now):
     // nothing the launcher needs lies outside the domain from here on.
     nr::sys::scope_abstract_sockets_and_signals();
     auto filter = nr::sys::export_seccomp_filter(bwrap_filter);
@@ -179,7 +162,7 @@ int main(int argc, char** argv)
     nr::sys::set_log_identifier("native-runtime-launch");
     try {
         const auto command_line = launcher_args(argc, argv);
-        auto channel = passed_channel(command_line);
+        auto channel = nr::launcher::take_helper_channel();
         nr::launcher::close_inherited_fds(channel.get());
         // Made by a child while this process is still dumpable (writing a
         // uid_map needs that) and holds nothing secret; joined only after
@@ -191,8 +174,7 @@ int main(int argc, char** argv)
         // The spec may carry credentials: keep other processes of this uid
         // from reading our memory until exec replaces it.
         prctl(PR_SET_DUMPABLE, 0);
-        auto spec = channel.valid() ? nr::sys::receive_launch_spec(channel.get(), nr::core::kLaunchSpecDeadline, 0)
-                                    : nr::launcher::claim_launch_spec(command_line.claim_token);
+        auto spec = nr::sys::receive_launch_spec(channel.get(), nr::core::kLaunchSpecDeadline, 0);
         check_gateway_port(command_line, spec);
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);
         // Waits here, inside the unit, for a serial adapter's turn.
@@ -205,7 +187,7 @@ int main(int argc, char** argv)
         // beneath the home is mounted by name.
         const auto mounts = open_checked_mounts(spec);
         if (network) {
-            connect_gateway(command_line, spec, *network, channel);
+            connect_gateway(spec, *network, channel);
             network.reset();
         }
         close_channel(channel);

@@ -229,9 +229,10 @@ void check_plan(const Config& c)
     const auto* command = std::get_if<ExecCommand>(&exec->value);
     const auto gateway_port = adapter.network == NetworkMode::Gateway ? c.gateway.port : std::uint16_t{0};
     require(plan.launch.gateway_port == gateway_port, "only a gateway session has a gateway port");
-    require(command != nullptr && command->path == kLauncher &&
-                command->argv == launcher_argv(std::string(kLauncher), {std::string(kToken), gateway_port}),
-            "ExecStart is the launcher with the claim token (and a gateway session's port)");
+    const auto shim = claim_path_beside(std::string(kLauncher));
+    require(command != nullptr && command->path == shim &&
+                command->argv == launcher_argv(shim, {std::string(kToken), gateway_port}),
+            "ExecStart is the claim shim with the claim token (and a gateway session's port)");
     for (const auto& property : plan.properties) {
         if (const auto* text = std::get_if<std::string>(&property.value)) {
             require(text->find(kGatewayToken) == std::string::npos, "the gateway token is in no unit property");

@@ -68,7 +68,8 @@ check "journalctl showed the helper" grep -q 'native-runtimed' "$out"
 # The installed layout: the distribution's directories.
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)
 for f in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed \
-  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-supervise \
+  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-claim \
+  /usr/libexec/native-runtime/native-runtime-supervise \
   /usr/libexec/native-runtime/native-runtime-gateway \
   "$unitdir/native-runtimed.service" "$unitdir/native-runtime-gateway.service" \
   "$unitdir/native-runtime-gateway.socket" \
@@ -84,7 +85,8 @@ done
 # logged it when it started.
 pkg_version="$(dpkg-query -W -f='${Version}' native-runtime)"
 for prog in /usr/bin/native-runtimectl /usr/libexec/native-runtime/native-runtimed \
-  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-supervise \
+  /usr/libexec/native-runtime/native-runtime-launch /usr/libexec/native-runtime/native-runtime-claim \
+  /usr/libexec/native-runtime/native-runtime-supervise \
   /usr/libexec/native-runtime/native-runtime-gateway; do
   check "$prog --version names the package version" \
     bash -c "'$prog' --version | grep -q '^$(basename "$prog") $pkg_version\( (git [0-9a-f]*\(-dirty\)\?)\)\?\$'"

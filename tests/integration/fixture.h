@@ -93,6 +93,8 @@ inline bool refused(const std::string& result)
 
 // The launcher's installed path, and where tests that wrap it keep the real one.
 inline constexpr const char* kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
+// ExecStart of a session unit on systemd < 257 (core/launch/spec_delivery.h).
+inline constexpr const char* kClaimShim = "/usr/libexec/native-runtime/native-runtime-claim";
 inline constexpr const char* kRealLauncherCopy = "/usr/libexec/native-runtime/tests/nr-launch-real";
 
 // A value no test writes twice: prefix plus 64 random bits, in decimal.

@@ -188,33 +188,35 @@ namespace {
 constexpr const char* kSlowLauncher = "/usr/libexec/native-runtime/tests/nr-launch-slow";
 constexpr int kLauncherDelaySec = 8;
 
-// Puts the installed launcher behind a wrapper that waits before it execs
-// the real binary, so the session's token is live (registered, unclaimed)
-// long enough for the test to try it. Bind-mounted over the installed
-// path in the harness's mount namespace, removed again at the end.
+// Puts the session unit's ExecStart (native-runtime-claim on systemd < 257,
+// the launcher itself on later ones) behind a wrapper that waits before it
+// execs the real binary, so the session's token is live (registered,
+// unclaimed) long enough for the test to try it. Bind-mounted over the
+// installed path in the harness's mount namespace, removed again at the end.
 class AStolenClaimToken : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        must({"install", "-m", "0755", kLauncher, kRealLauncherCopy});
+        must({"install", "-m", "0755", exec_start_, kRealLauncherCopy});
         {
             std::ofstream wrapper(kSlowLauncher);
             wrapper << "#!/bin/sh\nsleep " << kLauncherDelaySec << "\nexec " << kRealLauncherCopy << " \"$@\"\n";
         }
         must({"chmod", "0755", kSlowLauncher});
-        ASSERT_EQ(mount(kSlowLauncher, kLauncher, nullptr, MS_BIND, nullptr), 0);
+        ASSERT_EQ(mount(kSlowLauncher, exec_start_, nullptr, MS_BIND, nullptr), 0);
         mounted_ = true;
     }
     void TearDown() override
     {
         if (mounted_) {
-            umount2(kLauncher, MNT_DETACH);
+            umount2(exec_start_, MNT_DETACH);
         }
         std::remove(kSlowLauncher);
         std::remove(kRealLauncherCopy);
     }
 
 private:
+    const char* exec_start_ = systemd_major() >= 257 ? kLauncher : kClaimShim;
     bool mounted_ = false;
 };
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The installed launcher reading its spec from a helper channel
-// (--spec-channel, the path the helper takes on systemd >= 257), given
-// what a stranger might put there instead of the helper's sealed memfd.
-// Runs on every host: it starts the launcher by hand, as an unprivileged
-// user, with a socket pair the test holds in the helper's place.
+// The installed launcher reading its spec from a helper channel (passed by
+// systemd >= 257, or by native-runtime-claim on older ones), given what a
+// stranger might put there instead of the helper's sealed memfd. Runs on
+// every host: it starts the launcher by hand, as an unprivileged user, with
+// a socket pair the test holds in the helper's place.
 #include "fixture.h"
 #include "process.h"
 
@@ -129,8 +129,8 @@ int sealed_memfd_of(const std::string& bytes, uid_t uid)
 // helper's end, and runs the installed launcher as kStranger with the
 // unit's end passed as systemd passes it: fd 3, LISTEN_PID its own pid,
 // LISTEN_FDNAMES the channel's name.
-Outcome launcher_given(int memfd, const std::string& flags = "--spec-channel",
-                       const std::string& names = "nr-helper-channel")
+Outcome launcher_given(int memfd, const std::string& names = "nr-helper-channel",
+                       const std::string& program = kLauncher)
 {
     std::array<int, 2> pair{};
     EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()), 0);
@@ -140,7 +140,7 @@ Outcome launcher_given(int memfd, const std::string& flags = "--spec-channel",
     }
     close(pair[0]);
     const std::string script = "exec 3<&7 7<&-; export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=" + names + "; exec " +
-                               kLauncher + " --claim forged " + flags;
+                               program + " --claim forged";
     auto outcome = run(as_user(kStranger, {"sh", "-c", script}), leaking_fd7(pair[1]));
     close(pair[1]);
     return outcome;
@@ -188,24 +188,57 @@ TEST(ALauncherTakingItsSpecFromAHelperChannel, ThatTheHelperClosedEmptyIsReadAsA
 
 TEST(ALauncherTakingItsSpecFromAHelperChannel, RefusesADescriptorUnderAnotherName)
 {
-    const auto outcome = launcher_given(-1, "--spec-channel", "nr-launch-spec");
+    const auto outcome = launcher_given(-1, "nr-launch-spec");
     EXPECT_EQ(outcome.status, kLaunchFailed);
     EXPECT_TRUE(contains(outcome.err, "nr-helper-channel")) << outcome.err;
 }
 
-TEST(ALauncherThatClaimsItsSpec, RefusesToStartWithAPassedDescriptor)
+TEST(ALauncherStartedWithoutAHelperChannel, RefusesToStart)
 {
-    // Without --spec-channel: a launcher started to call Claim was not
-    // started by the helper with a channel, so a passed descriptor is
-    // someone else's doing.
-    const int memfd = sealed_memfd_of(spec_bytes({"bwrap"}, "/var/lib/nr"), 0);
-    ASSERT_GE(memfd, 0);
-    const auto outcome = launcher_given(memfd, "");
+    const auto outcome = run(as_user(kStranger, {kLauncher, "--claim", "forged"}));
     EXPECT_EQ(outcome.status, kLaunchFailed);
-    EXPECT_TRUE(contains(outcome.err, "claims its spec over the bus")) << outcome.err;
+    EXPECT_TRUE(contains(outcome.err, "nr-helper-channel")) << outcome.err;
 }
 
-TEST(ASessionOnThisHostsSystemd, TakesItsSpecByTheHelperChannelExactlyWhenSystemdPassesDescriptors)
+TEST(TheClaimShim, RefusesToStartWithAPassedDescriptor)
+{
+    // native-runtime-claim runs only where systemd passes no descriptor:
+    // one passed to it is someone else's doing (OpenFile= in a drop-in).
+    const int memfd = sealed_memfd_of(spec_bytes({"bwrap"}, "/var/lib/nr"), 0);
+    ASSERT_GE(memfd, 0);
+    const auto outcome = launcher_given(memfd, "nr-helper-channel", kClaimShim);
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "to native-runtime-claim, which takes none")) << outcome.err;
+}
+
+TEST(TheClaimShim, GetsNoChannelOutsideASessionUnit)
+{
+    // Control for the refusal above: without descriptors it gets as far as
+    // Launcher.Claim, which the helper refuses to a caller in no session
+    // unit.
+    const auto outcome = run(as_user(kStranger, {kClaimShim, "--claim", "forged"}));
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "claiming the helper channel failed")) << outcome.err;
+}
+
+TEST(TheInstalledLauncher, LinksNoBusClientWhileTheClaimShimDoes)
+{
+    // What a session unit loads between systemd's exec and bwrap's: the
+    // launcher alone on systemd >= 257. Control: the same probe finds
+    // sdbus-c++ and libsystemd in native-runtime-claim, which needs them.
+    const auto launcher = run({"ldd", kLauncher});
+    const auto shim = run({"ldd", kClaimShim});
+    ASSERT_EQ(launcher.status, 0) << launcher.err;
+    ASSERT_EQ(shim.status, 0) << shim.err;
+    EXPECT_TRUE(contains(launcher.out, "libseccomp")) << launcher.out;
+    for (const std::string library : {"libsystemd", "libsdbus-c++", "libgcrypt", "liblzma", "libzstd"}) {
+        EXPECT_FALSE(contains(launcher.out, library)) << library << " in\n" << launcher.out;
+    }
+    EXPECT_TRUE(contains(shim.out, "libsdbus-c++")) << shim.out;
+    EXPECT_TRUE(contains(shim.out, "libsystemd")) << shim.out;
+}
+
+TEST(ASessionOnThisHostsSystemd, GetsItsHelperChannelFromSystemdWhereItCanAndFromTheClaimShimElsewhere)
 {
     const int major = systemd_major();
     ASSERT_GE(major, 247) << "no systemd version read";
@@ -219,6 +252,6 @@ TEST(ASessionOnThisHostsSystemd, TakesItsSpecByTheHelperChannelExactlyWhenSystem
     EXPECT_EQ(outcome.status, 0) << outcome.err;
     EXPECT_EQ(outcome.out, "ran\n");
     std::cout << "systemd " << major << ": ExecStart " << exec << "\nExtraFileDescriptorNames=" << names << '\n';
-    EXPECT_EQ(contains(exec, "--spec-channel"), by_channel) << exec;
+    EXPECT_TRUE(contains(exec, std::string("path=") + (by_channel ? kLauncher : kClaimShim))) << exec;
     EXPECT_EQ(names == "nr-helper-channel", by_channel) << names;
 }

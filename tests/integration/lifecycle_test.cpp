@@ -249,13 +249,13 @@ TEST(ASessionUnitGivenAnotherDescriptorByADropIn, IsRefusedByItsLauncherWhereSys
         if (major >= 253) {
             EXPECT_EQ(outcome.status, 125) << outcome.err;
             EXPECT_TRUE(contains(outcome.err, "systemd passed 2 descriptors; the launcher takes only") ||
-                        contains(outcome.err, "to a launcher that claims its spec over the bus"))
+                        contains(outcome.err, "to native-runtime-claim, which takes none"))
                 << outcome.err;
             EXPECT_FALSE(std::filesystem::exists(marker));
         } else {
             // systemd 252 does not know OpenFile=: it passes nothing, and the
             // session runs (the refusal itself is
-            // ALauncherThatClaimsItsSpec.RefusesToStartWithAPassedDescriptor).
+            // TheClaimShim.RefusesToStartWithAPassedDescriptor).
             EXPECT_EQ(outcome.status, 0) << outcome.err;
             std::filesystem::remove(marker);
         }

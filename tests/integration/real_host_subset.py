@@ -58,9 +58,11 @@ HOST_DEPENDENT = [
     "ASessionUnitsFileSystem.IsReadOnlyOutsideDataDirEvenForRoot",
     "ASessionUnitsFileSystem.HasNoHomesAndATmpOfItsOwn",
     "ASessionUnitsUserNamespace.MapsOnlyRootAndTheSessionUser",
-    # How the launcher gets its spec follows the release's systemd: the
-    # helper channel on 257 (Debian 13), Launcher.Claim on 252.
-    "ASessionOnThisHostsSystemd.TakesItsSpecByTheHelperChannelExactlyWhenSystemdPassesDescriptors",
+    # How the launcher gets its helper channel follows the release's
+    # systemd: from systemd on 257 (Debian 13), from native-runtime-claim
+    # on 252; and what the installed launcher links.
+    "ASessionOnThisHostsSystemd.GetsItsHelperChannelFromSystemdWhereItCanAndFromTheClaimShimElsewhere",
+    "TheInstalledLauncher.LinksNoBusClientWhileTheClaimShimDoes",
     "ASessionUnitGivenAnotherDescriptorByADropIn.IsRefusedByItsLauncherWhereSystemdPassesIt",
     "ASessionUnitsDevices.AreOnlyThePseudoDevices",
     "AnOfflineSessionsUnit.HasANetworkNamespaceOfItsOwnWhereAHostSessionsSharesTheHosts",

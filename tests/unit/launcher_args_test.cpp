@@ -20,21 +20,19 @@ TEST(TheLauncherCommandLine, AddsTheGatewayPortForAGatewaySession)
     EXPECT_THAT(launcher_argv("/l", {"tok", 8080}), ElementsAre("/l", "--claim", "tok", "--gateway-port", "8080"));
 }
 
-TEST(TheLauncherCommandLine, EndsWithSpecChannelWhenTheSpecComesByDescriptor)
+TEST(TheClaimShim, IsInstalledBesideTheLauncher)
 {
-    EXPECT_THAT(launcher_argv("/l", {"tok", 0, true}), ElementsAre("/l", "--claim", "tok", "--spec-channel"));
-    EXPECT_THAT(launcher_argv("/l", {"tok", 80, true}),
-                ElementsAre("/l", "--claim", "tok", "--gateway-port", "80", "--spec-channel"));
+    EXPECT_EQ(claim_path_beside("/usr/libexec/native-runtime/native-runtime-launch"),
+              "/usr/libexec/native-runtime/native-runtime-claim");
+    EXPECT_EQ(claim_path_beside("/native-runtime-launch"), "/native-runtime-claim");
 }
 
 TEST(TheLauncherCommandLine, ReadsBackWhatItWrote)
 {
-    for (const LauncherArgs& args : {LauncherArgs{"tok", 0}, LauncherArgs{"tok", 1}, LauncherArgs{"tok", 65535},
-                                     LauncherArgs{"tok", 0, true}, LauncherArgs{"tok", 8080, true}}) {
+    for (const LauncherArgs& args : {LauncherArgs{"tok", 0}, LauncherArgs{"tok", 1}, LauncherArgs{"tok", 65535}}) {
         const auto parsed = parse_launcher_args(launcher_argv("/l", args));
         EXPECT_EQ(parsed.claim_token, args.claim_token);
         EXPECT_EQ(parsed.gateway_port, args.gateway_port);
-        EXPECT_EQ(parsed.spec_channel, args.spec_channel);
     }
 }
 
@@ -53,9 +51,7 @@ TEST(AnyOtherLauncherCommandLine, IsRefusedWithTheUsage)
         {"/l", "--claim", "tok", "--port", "8080"},
         {"/l", "--claim", "tok", "--gateway-port", "8080", "extra"},
         {"/l", "--spec-channel"},
-        {"/l", "--spec-channel", "--claim", "tok"},
-        {"/l", "--claim", "tok", "--spec-channel", "--gateway-port", "8080"},
-        {"/l", "--claim", "tok", "--spec-channel", "--spec-channel"},
+        {"/l", "--claim", "tok", "--spec-channel"},
     };
     for (const auto& argv : refused) {
         const auto e = nr::test::error_from([&] { (void)parse_launcher_args(argv); });

@@ -26,6 +26,7 @@ using ::testing::Not;
 namespace {
 
 constexpr const char* kLauncher = "/usr/libexec/native-runtime/native-runtime-launch";
+constexpr const char* kClaimShim = "/usr/libexec/native-runtime/native-runtime-claim";
 constexpr const char* kToken = "claim-0123456789abcdef";
 constexpr const char* kSecret = "sk-ant-SECRET-must-never-reach-systemd";
 
@@ -675,13 +676,13 @@ TEST(TheUnit, AppliesTheConfiguredLimits)
     EXPECT_PROPERTY(p, std::uint64_t, "RuntimeMaxUSec", 7200ULL * 1000000U);
 }
 
-TEST(TheUnit, StartsTheLauncherWithTheClaimToken)
+TEST(TheUnitOnASystemdThatCannotPassDescriptors, StartsTheClaimShimWithTheTokenWhichThenExecsTheLauncher)
 {
     const auto p = plan();
     const auto* exec = value_of<ExecCommand>(p, "ExecStart");
     ASSERT_NE(exec, nullptr);
-    EXPECT_EQ(exec->path, kLauncher);
-    EXPECT_THAT(exec->argv, ElementsAre(kLauncher, "--claim", kToken));
+    EXPECT_EQ(exec->path, kClaimShim);
+    EXPECT_THAT(exec->argv, ElementsAre(kClaimShim, "--claim", kToken));
     EXPECT_EQ(find_property(p.properties, "ExtraFileDescriptors"), nullptr);
 }
 
@@ -693,7 +694,8 @@ TEST(TheUnitOnASystemdThatPassesDescriptors, GetsTheHelperChannelAndALauncherTha
     EXPECT_PROPERTY(p, PassedDescriptorSlot, "ExtraFileDescriptors", PassedDescriptorSlot{"nr-helper-channel"});
     const auto* exec = value_of<ExecCommand>(p, "ExecStart");
     ASSERT_NE(exec, nullptr);
-    EXPECT_THAT(exec->argv, ElementsAre(kLauncher, "--claim", kToken, "--spec-channel"));
+    EXPECT_EQ(exec->path, kLauncher);
+    EXPECT_THAT(exec->argv, ElementsAre(kLauncher, "--claim", kToken));
 }
 
 TEST(TheCanaryOnASystemdThatPassesDescriptors, TakesItsSpecTheSameWay)
@@ -911,11 +913,11 @@ TEST(TheCanary, IsTheFirstAdaptersSessionUnitExceptForItsNameSliceAndShorterRunt
     EXPECT_EQ(canary_unit, session);
 }
 
-TEST(TheCanary, RunsTheCommandThroughTheLauncherWithTheSessionsSeccompPolicyAndTheHostWideGrants)
+TEST(TheCanary, RunsTheCommandThroughTheClaimShimAndLauncherWithTheSessionsSeccompPolicyAndTheHostWideGrants)
 {
     const auto p = canary();
     EXPECT_THAT(strings_in(find_property(p.properties, "ExecStart")->value),
-                ElementsAre(kLauncher, kLauncher, "--claim", kToken));
+                ElementsAre(kClaimShim, kClaimShim, "--claim", kToken));
     EXPECT_EQ(p.launch.seccomp.denied, plan().launch.seccomp.denied);
     EXPECT_TRUE(p.launch.seccomp.kill_foreign_abis);
     const auto& argv = p.launch.bwrap_argv;
@@ -1099,5 +1101,5 @@ TEST(AGatewaySessionsUnit, StartsTheLauncherWithTheClaimTokenAndTheGatewayPort)
     const auto p = gateway_plan();
     const auto* exec = value_of<ExecCommand>(p, "ExecStart");
     ASSERT_NE(exec, nullptr);
-    EXPECT_THAT(exec->argv, ElementsAre(kLauncher, "--claim", kToken, "--gateway-port", "8181"));
+    EXPECT_THAT(exec->argv, ElementsAre(kClaimShim, "--claim", kToken, "--gateway-port", "8181"));
 }

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The launch spec: everything native-runtime-launch needs from the helper to
-// build the sandbox, handed over once by Launcher.Claim. It may hold the
-// adapter's credentials (in `environment`), so it never appears in a unit
-// property, argv or file.
+// build the sandbox, sent once over the unit's helper channel
+// (sys/base/launch_channel.h). It may hold the adapter's credentials (in
+// `environment`), so it never appears in a unit property, argv or file.
 //
-// LaunchSpecWire is the same spec in the shape of Claim's out arguments
-// (dbus/org.metis.NativeRuntime1.xml, docs/dbus-api.md), one named field per
-// argument. The helper encodes, the launcher decodes; sys/bus/launch_spec_bus.h
-// is the only code that maps these fields to D-Bus types by position.
+// LaunchSpecWire is the same spec as plain fields, one per item the channel
+// carries. The helper encodes, the launcher decodes;
+// core/launch/launch_spec_bytes.h is the only code that turns these fields
+// into bytes and back.
 
 #include <cstdint>
 #include <string>

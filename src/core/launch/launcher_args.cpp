@@ -11,20 +11,17 @@ namespace {
 
 [[noreturn]] void usage()
 {
-    fail(ErrorKind::LaunchFailed, "usage: native-runtime-launch --claim TOKEN [--gateway-port PORT] [--spec-channel]");
+    fail(ErrorKind::LaunchFailed, "usage: --claim TOKEN [--gateway-port PORT]");
 }
 
 } // namespace
 
-std::vector<std::string> launcher_argv(const std::string& launcher_path, const LauncherArgs& args)
+std::vector<std::string> launcher_argv(const std::string& program_path, const LauncherArgs& args)
 {
-    std::vector<std::string> argv{launcher_path, "--claim", args.claim_token};
+    std::vector<std::string> argv{program_path, "--claim", args.claim_token};
     if (args.gateway_port != 0) {
         argv.emplace_back("--gateway-port");
         argv.push_back(std::to_string(args.gateway_port));
-    }
-    if (args.spec_channel) {
-        argv.emplace_back("--spec-channel");
     }
     return argv;
 }
@@ -32,10 +29,6 @@ std::vector<std::string> launcher_argv(const std::string& launcher_path, const L
 LauncherArgs parse_launcher_args(std::vector<std::string> argv)
 {
     LauncherArgs args;
-    if (!argv.empty() && argv.back() == "--spec-channel") {
-        args.spec_channel = true;
-        argv.pop_back();
-    }
     if ((argv.size() != 3 && argv.size() != 5) || argv[1] != "--claim" || argv[2].empty()) {
         usage();
     }
@@ -50,6 +43,12 @@ LauncherArgs parse_launcher_args(std::vector<std::string> argv)
         }
     }
     return args;
+}
+
+std::string claim_path_beside(const std::string& launcher_path)
+{
+    const auto slash = launcher_path.rfind('/');
+    return (slash == std::string::npos ? std::string() : launcher_path.substr(0, slash + 1)) + "native-runtime-claim";
 }
 
 } // namespace nr::core

@@ -24,7 +24,8 @@ std::string describe(SpecDelivery delivery)
                " (ExtraFileDescriptors=, systemd >= " + std::to_string(kFirstSystemdPassingDescriptors) + ")";
     case SpecDelivery::Claim: break;
     }
-    return "over the bus: the launcher calls Launcher.Claim (systemd < " +
+    return std::string("by descriptor from Launcher.Claim: native-runtime-claim gets the unit's ") +
+           kHelperChannelName + " over the bus and execs the launcher with it (systemd < " +
            std::to_string(kFirstSystemdPassingDescriptors) + " cannot pass a transient unit descriptors)";
 }
 

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// How a session's launcher gets its launch spec from the helper, chosen by
-// the helper from the running systemd's version:
-//   HelperChannel  systemd >= 257: the unit is started with one end of a
-//                  socket pair as ExtraFileDescriptors= (named
-//                  kHelperChannelName); once the unit's hardening is read
-//                  back, the helper sends the spec over it as a sealed memfd
-//                  (core/launch/launch_spec_bytes.h), and Launcher.Claim
-//                  refuses that launch.
+// How a session's launcher gets its helper channel (one end of a socket
+// pair, named kHelperChannelName), on which the helper sends the launch
+// spec as a sealed memfd (core/launch/launch_spec_bytes.h); chosen by the
+// helper from the running systemd's version:
+//   HelperChannel  systemd >= 257: the unit is started with the channel as
+//                  ExtraFileDescriptors=, and its ExecStart is the launcher;
+//                  Launcher.Claim refuses that launch.
 //   Claim          older systemd, which refuses ExtraFileDescriptors= for a
-//                  transient unit (PropertyReadOnly on 252): the launcher
-//                  calls Launcher.Claim with the token on its command line.
-// Either way the spec leaves the helper only after the read-back passed.
+//                  transient unit (PropertyReadOnly on 252): ExecStart is
+//                  native-runtime-claim, which gets the channel from
+//                  Launcher.Claim with the token on its command line and
+//                  execs the launcher with it, passed as systemd would.
+// Either way the launcher is the same program, and the spec leaves the
+// helper only after the unit's hardening read-back passed.
 
 #include <chrono>
 #include <string>

@@ -229,6 +229,9 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
                                    const std::string& claim_token, const UnitFilesystemNeeds& needs)
 {
     const bool by_channel = host.spec_delivery == SpecDelivery::HelperChannel;
+    // Where systemd cannot pass the channel, native-runtime-claim asks the
+    // helper for it and execs the launcher with it.
+    const auto program = by_channel ? host.launcher_path : claim_path_beside(host.launcher_path);
     UnitProperties properties{
         {"Description",
          "native-runtime session owner=" + plan.owner + " chat=" + plan.chat + " adapter=" + plan.adapter},
@@ -273,9 +276,7 @@ UnitProperties unit_properties_for(const SessionLimits& limits, const SessionPla
         {"StandardOutputFileDescriptor", StdioSlot::Output},
         {"StandardErrorFileDescriptor", StdioSlot::Error},
         {"LogExtraFields", JournalFields{session_journal_fields(plan)}},
-        {"ExecStart",
-         ExecCommand{host.launcher_path,
-                     launcher_argv(host.launcher_path, {claim_token, plan.launch.gateway_port, by_channel})}},
+        {"ExecStart", ExecCommand{program, launcher_argv(program, {claim_token, plan.launch.gateway_port})}},
     };
     if (by_channel) {
         properties.push_back({"ExtraFileDescriptors", PassedDescriptorSlot{kHelperChannelName}});
@@ -293,6 +294,9 @@ UnitFilesystemNeeds unit_needs(const Config& config, const HostFacts& host, cons
     UnitFilesystemNeeds needs{config.data_dir, layout.read_only, layout.read_write};
     needs.read_only.push_back(config.bwrap_path);
     needs.read_only.push_back(host.launcher_path);
+    if (host.spec_delivery == SpecDelivery::Claim) {
+        needs.read_only.push_back(claim_path_beside(host.launcher_path));
+    }
     return needs;
 }
 
