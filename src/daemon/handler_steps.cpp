@@ -40,15 +40,6 @@ core::RunAsUser resolve_run_as_user(const core::CallerPolicy& policy, uid_t call
     return *user;
 }
 
-void require_session_access(sys::SystemdManager& systemd, const sdbus::ObjectPath& path, uid_t caller_uid,
-                            core::SessionAccess access, const std::string& refusal)
-{
-    const auto user = systemd.unit_property(path, sys::kServiceInterface, "User").get<std::string>();
-    if (!core::may_access_session(caller_uid, user, access)) {
-        fail(ErrorKind::AccessDenied, refusal);
-    }
-}
-
 void log_trouble(const std::string& unit, const std::string& message)
 {
     auto record = core::log_record(core::LogEvent::HelperTrouble, message);

@@ -30,12 +30,6 @@ pid_t require_caller_pid(const sdbus::IObject& object);
 // exist. StartSession and every Files handler resolve it here.
 core::RunAsUser resolve_run_as_user(const core::CallerPolicy& policy, uid_t caller_uid, const std::string& requested);
 
-// Refuses with AccessDenied(`refusal`) unless `caller_uid` may act on the
-// session unit at `path` as `access` says, judged by the unit's User= as
-// systemd reports it (core::may_access_session).
-void require_session_access(sys::SystemdManager& systemd, const sdbus::ObjectPath& path, uid_t caller_uid,
-                            core::SessionAccess access, const std::string& refusal);
-
 // A HelperTrouble journal record about `unit`.
 void log_trouble(const std::string& unit, const std::string& message);
 
