@@ -90,6 +90,7 @@ void pass_as_systemd_would(nr::sys::UniqueFd channel)
 {
     const auto argv = nr::core::launcher_argv(NR_LAUNCHER_PATH, args);
     std::vector<char*> c_argv;
+    c_argv.reserve(argv.size() + 1);
     for (const auto& arg : argv) {
         c_argv.push_back(const_cast<char*>(arg.c_str())); // NOLINT(cppcoreguidelines-pro-type-const-cast): execv ABI
     }
