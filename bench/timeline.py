@@ -11,9 +11,9 @@ of the harness is exec'd and exits (perf's sched tracepoints) and every
 D-Bus message (busctl monitor), on one clock (CLOCK_MONOTONIC), and prints
 for each variant the median time from the client's exec to each milestone:
 
-    client exec -> StartSession / StartTransientUnit -> launcher exec ->
-    Claim -> bwrap exec -> command exec -> command exit -> end signal ->
-    client exit
+    client exec -> StartSession / StartTransientUnit -> (claim exec ->
+    Claim, on systemd < 257) -> launcher exec -> bwrap exec -> command exec
+    -> command exit -> end signal -> client exit
 
 Medians over the launches of the offset at which each milestone is first
 seen; a milestone seen in fewer than half of them is left out. Both monitors
@@ -39,6 +39,8 @@ EXEC_NAMES = {
     "native-runtimectl": "client",
     "systemd-run": "client",
     "native-runtime-launch": "launcher",
+    # On systemd < 257 the unit's ExecStart, which execs the launcher.
+    "native-runtime-claim": "claim",
     "native-runtimed": "helper",
     "bwrap": "bwrap",
     "true": "command",
