@@ -160,20 +160,24 @@ int main(int argc, char** argv)
         return 0;
     }
     nr::sys::set_log_identifier("native-runtime-launch");
+    // The helper channel is ours from the exec on, and the spec may carry
+    // credentials: no other process of this uid may take the channel
+    // (pidfd_getfd) or read our memory until exec replaces it. The package
+    // installs this file execute-only, which makes the exec itself leave us
+    // non-dumpable; this repeats it for any other install.
+    prctl(PR_SET_DUMPABLE, 0);
     try {
         const auto command_line = launcher_args(argc, argv);
         auto channel = nr::launcher::take_helper_channel();
         nr::launcher::close_inherited_fds(channel.get());
-        // Made by a child while this process is still dumpable (writing a
-        // uid_map needs that) and holds nothing secret; joined only after
-        // the last check of a path's owner, since root is unmapped in it.
+        // Made by a child that drops the channel and makes itself dumpable
+        // (writing a uid_map needs that) before the spec is read; joined
+        // only after the last check of a path's owner, since root is
+        // unmapped in it.
         std::optional<nr::sys::PrivateNetwork> network;
         if (command_line.gateway_port != 0) {
             network = nr::sys::make_private_network();
         }
-        // The spec may carry credentials: keep other processes of this uid
-        // from reading our memory until exec replaces it.
-        prctl(PR_SET_DUMPABLE, 0);
         auto spec = nr::sys::receive_launch_spec(channel.get(), nr::core::kLaunchSpecDeadline, 0);
         check_gateway_port(command_line, spec);
         nr::sys::ensure_private_dirs(spec.dirs.base, spec.dirs.relative);

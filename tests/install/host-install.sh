@@ -101,6 +101,8 @@ check "the gateway's key store is root-only" \
   test "$(stat -c %a:%U /etc/native-runtime/gateway-credentials)" = 700:root
 check "the supervisor is execute-only (non-dumpable from its exec)" \
   test "$(stat -c %a:%U /usr/libexec/native-runtime/native-runtime-supervise)" = 711:root
+check "the launcher is execute-only (non-dumpable from its exec, while it holds the helper channel)" \
+  test "$(stat -c %a:%U /usr/libexec/native-runtime/native-runtime-launch)" = 711:root
 check "snapshot dir is 2770 with the worker group" \
   test "$(stat -c %a:%G /var/lib/metis-snapshots)" = 2770:native-runtime
 notes=$(find /var/lib/metis -name notes.txt -print -quit 2>/dev/null || true)

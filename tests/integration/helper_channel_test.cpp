@@ -13,10 +13,12 @@
 #include <pwd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -191,6 +193,75 @@ TEST(ALauncherTakingItsSpecFromAHelperChannel, RefusesADescriptorUnderAnotherNam
     const auto outcome = launcher_given(-1, "nr-launch-spec");
     EXPECT_EQ(outcome.status, kLaunchFailed);
     EXPECT_TRUE(contains(outcome.err, "nr-helper-channel")) << outcome.err;
+}
+
+namespace {
+
+// Run as kStranger: takes descriptor 3 of process `pid` with pidfd_getfd
+// and prints "took" or the errno's name.
+std::string take_descriptor_3_of(pid_t pid)
+{
+    const std::string probe = "import ctypes,errno,os,sys\n"
+                              "libc=ctypes.CDLL(None,use_errno=True)\n"
+                              "pidfd=os.pidfd_open(int(sys.argv[1]))\n"
+                              "fd=libc.syscall(438,pidfd,3,0)\n"
+                              "print('took' if fd>=0 else errno.errorcode[ctypes.get_errno()])\n";
+    return run(as_user(kStranger, {"python3", "-c", probe, std::to_string(pid)})).out;
+}
+
+std::vector<std::string> as_stranger_in_place(const std::string& script)
+{
+    // setpriv execs (runuser would fork), so the pid is the script's, and
+    // then the launcher's.
+    return {"setpriv", "--reuid", kStranger, "--regid", kStranger, "--init-groups", "sh", "-c", script};
+}
+
+std::string exe_of(pid_t pid)
+{
+    std::array<char, 256> target{};
+    const auto n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), target.data(), target.size() - 1);
+    return n > 0 ? std::string(target.data(), static_cast<std::size_t>(n)) : std::string();
+}
+
+uid_t owner_of_proc_status(pid_t pid)
+{
+    struct stat st {};
+    return stat(("/proc/" + std::to_string(pid) + "/status").c_str(), &st) == 0 ? st.st_uid : static_cast<uid_t>(-1);
+}
+
+} // namespace
+
+TEST(ALauncherHoldingItsHelperChannel, CannotHaveItTakenByAnotherProcessOfItsUser)
+{
+    // The test holds the helper's end and sends nothing, so the launcher
+    // waits for its spec with the channel at descriptor 3.
+    std::array<int, 2> pair{};
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair.data()), 0);
+    const std::string script = "exec 3<&7 7<&-; export LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=nr-helper-channel; "
+                               "exec " +
+                               std::string(kLauncher) + " --claim forged";
+    Background launcher(as_stranger_in_place(script), leaking_fd7(pair[1]));
+    close(pair[1]);
+    // Non-dumpable from the exec on (execute-only file): its /proc files
+    // are root's as soon as /proc shows the launcher.
+    ASSERT_TRUE(eventually(20, [&] { return exe_of(launcher.pid()) == kLauncher; }));
+    EXPECT_EQ(owner_of_proc_status(launcher.pid()), 0U);
+    EXPECT_EQ(take_descriptor_3_of(launcher.pid()), "EPERM\n");
+
+    // Control: the same probe takes descriptor 3 of a dumpable process of
+    // the same user.
+    Background dumpable(as_stranger_in_place("exec 3</dev/null; exec sleep 30"));
+    ASSERT_TRUE(eventually(20, [&] { return exe_of(dumpable.pid()) == "/usr/bin/sleep"; }));
+    EXPECT_NE(owner_of_proc_status(dumpable.pid()), 0U);
+    EXPECT_EQ(take_descriptor_3_of(dumpable.pid()), "took\n");
+    kill(dumpable.pid(), SIGTERM);
+    (void)dumpable.wait();
+
+    // The launch then ends as withdrawn when the helper's end closes.
+    close(pair[0]);
+    const auto outcome = launcher.wait();
+    EXPECT_EQ(outcome.status, kLaunchFailed);
+    EXPECT_TRUE(contains(outcome.err, "withdrew the launch")) << outcome.err;
 }
 
 TEST(ALauncherStartedWithoutAHelperChannel, RefusesToStart)

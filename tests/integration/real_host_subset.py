@@ -63,6 +63,7 @@ HOST_DEPENDENT = [
     # on 252; and what the installed launcher links.
     "ASessionOnThisHostsSystemd.GetsItsHelperChannelFromSystemdWhereItCanAndFromTheClaimShimElsewhere",
     "TheInstalledLauncher.LinksNoBusClientWhileTheClaimShimDoes",
+    "ALauncherHoldingItsHelperChannel.CannotHaveItTakenByAnotherProcessOfItsUser",
     "ASessionUnitGivenAnotherDescriptorByADropIn.IsRefusedByItsLauncherWhereSystemdPassesIt",
     "ASessionUnitsDevices.AreOnlyThePseudoDevices",
     "AnOfflineSessionsUnit.HasANetworkNamespaceOfItsOwnWhereAHostSessionsSharesTheHosts",

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
@@ -14,7 +15,9 @@
 #include <sched.h>
 #include <string>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,7 +68,7 @@ void bring_loopback_up()
 // unshare(CLONE_NEWUSER | CLONE_NEWNET), then the caller's uid and gid
 // mapped to themselves (setgroups denied first, as an unprivileged gid_map
 // needs) and `lo` up. Needs a single-threaded, dumpable caller: a
-// non-dumpable process's /proc/self files belong to root.
+// non-dumpable process's /proc/self files belong to root (drop_all_but).
 void enter_private_network()
 {
     const auto uid = getuid();
@@ -77,6 +80,23 @@ void enter_private_network()
     write_proc_file("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1");
     write_proc_file("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1");
     bring_loopback_up();
+}
+
+// The forked child keeps only its answer socket (not the launcher's helper
+// channel), and only then makes itself dumpable, as writing its own
+// uid_map needs: its memory holds nothing secret yet, its parent never
+// becomes dumpable.
+void drop_all_but(int keep)
+{
+    constexpr unsigned kFirst = 3;
+    const auto from = static_cast<unsigned>(keep);
+    if ((from > kFirst && syscall(SYS_close_range, kFirst, from - 1, 0U) != 0) ||
+        syscall(SYS_close_range, from + 1, UINT_MAX, 0U) != 0) {
+        step_failed("close_range");
+    }
+    if (prctl(PR_SET_DUMPABLE, 1) != 0) {
+        step_failed("prctl(PR_SET_DUMPABLE)");
+    }
 }
 
 } // namespace
@@ -96,6 +116,7 @@ PrivateNetwork make_private_network()
     if (child == 0) {
         int status = 0;
         try {
+            drop_all_but(theirs.get());
             enter_private_network();
             const UniqueFd user(::open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC));
             const UniqueFd net(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));

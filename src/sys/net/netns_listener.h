@@ -18,8 +18,10 @@ struct PrivateNetwork {
     UniqueFd net_ns;
 };
 
-// Makes the namespace in a child forked now, while the caller is still
-// dumpable and holds nothing secret, and returns it by descriptor; the
+// Makes the namespace in a child forked now, while the caller holds nothing
+// secret, and returns it by descriptor (the child closes every descriptor
+// it inherited but its answer socket, then makes itself dumpable, which
+// writing its uid_map needs; the caller stays as it was); the
 // caller joins it later with join_private_network. The launcher cannot
 // simply enter it first: in it, root is unmapped (an unprivileged uid_map
 // names one id), so every "owned by root" check of paths the spec names
