@@ -417,6 +417,18 @@ def targets(r):
     out.append(target("per held session, nothing besides what bwrap needs", "B: the same bwrap in a unit",
                       "; ".join(sorted(shapes["nr"])) or "n/a",
                       shapes["nr"] == shapes["B"] if shapes["nr"] and shapes["B"] else None))
+    # Issue 29's: the whole boundary (the unit's processes besides the
+    # agent, and PID 1's, the broker's and the helper's growth) per session.
+    per = {k: h["memory"].get(k, {}).get("total_kib_per_session") for k in ("nr", "B")}
+    more = per["nr"] - per["B"] if per["nr"] is not None and per["B"] is not None else None
+    out.append(target("per held session <= B + 64 KiB", f"B: the same bwrap in a unit, same run ({fmt(per['B'], 0)} KiB)",
+                      f"{fmt(per['nr'], 0)} KiB: B {'-' if more is not None and more < 0 else '+'} "
+                      f"{fmt(abs(more) if more is not None else None, 0)} KiB", more <= 64 if more is not None else None))
+    keep = (r.get("gateway") or {}).get("rows", {}).get("keep", {})
+    added = keep.get("added")
+    out.append(target("gateway's added latency per kept-alive request <= 0.2 ms",
+                      "direct: a `network: host` session's TLS to the same upstream, same rounds",
+                      f"{fmt(added, 3)} ms", added <= 0.2 if added is not None else None))
     return out
 
 
