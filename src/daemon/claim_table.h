@@ -2,8 +2,10 @@
 #pragma once
 // Launch specs waiting for their launcher. A spec may hold the adapter's
 // credentials, so it lives only in the helper's memory (never in a unit
-// property, argv or file) and is handed out once, to a process that runs in
-// the session's own unit as the session's user.
+// property, argv or file) until the helper sends it, once, over the unit's
+// helper channel: at once where systemd passed the channel into the unit,
+// or when a process that runs in the session's own unit as the session's
+// user claims the channel (Launcher.Claim, systemd < 257).
 
 #include <chrono>
 #include <map>
@@ -28,8 +30,9 @@ struct PendingLaunch {
     // Set for a `network: gateway` session: what the helper registers with
     // the gateway once the launcher hands over its listener.
     std::optional<core::GatewaySession> gateway;
-    // The helper sends this spec over the unit's helper channel
-    // (core::SpecDelivery::HelperChannel): Claim never hands it out.
+    // systemd passed the unit its helper channel
+    // (core::SpecDelivery::HelperChannel): the helper sends the spec there
+    // itself, and Claim never hands it out.
     bool by_channel = false;
 };
 
@@ -49,14 +52,16 @@ public:
     void remove(const std::string& token);
     void remove_unit(const std::string& unit_name);
 
-    // Hands out the spec once, when `caller_unit` and `caller_uid` match.
+    // Hands out the spec once, for the helper to send on the channel it
+    // makes for this Claim, when `caller_unit` and `caller_uid` match.
     // The token is visible in ExecStart= to every local user, so a mismatched
     // claim leaves the entry in place: a stranger can neither read the spec
     // nor burn it.
     // An unconfirmed spec is not handed out.
     // A spec sent by channel is never claimed: NoMatch for every caller.
     std::optional<core::LaunchSpec> claim(const std::string& token, const std::string& caller_unit, uid_t caller_uid);
-    // The confirmed spec sent by channel, once, for the helper to send.
+    // The confirmed spec of a unit systemd passed its channel, once, for the
+    // helper to send.
     std::optional<core::LaunchSpec> take_for_channel(const std::string& token);
     [[nodiscard]] ClaimState state(const std::string& token, const std::string& caller_unit, uid_t caller_uid) const;
     void confirm(const std::string& token);
