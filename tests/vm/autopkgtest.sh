@@ -29,6 +29,13 @@ cat "$out/summary" 2>/dev/null || echo "(no summary written)"
 if ((status != 0)); then
   echo "== the last lines of autopkgtest's log ==" >&2
   tail -n 80 "$out/log" >&2 || true
+  # The log holds the runner's apt output but not what a test printed:
+  # that is in <test>-stdout and <test>-stderr, which the VM takes with it.
+  for printed in "$out"/*-stdout "$out"/*-stderr; do
+    [[ -s "$printed" ]] || continue
+    echo "== $(basename "$printed") ==" >&2
+    tail -n 60 "$printed" >&2
+  done
   echo "autopkgtest: exit status $status (2: a test was skipped; 4: a test failed; see autopkgtest(1))" >&2
   exit 1
 fi
