@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ctl/child_process.h"
 
+#include "sys/base/exec_setup.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -14,17 +16,6 @@ extern char** environ; // NOLINT(readability-redundant-declaration): POSIX decla
 namespace nr::ctl {
 
 namespace {
-
-std::vector<char*> c_argv(const std::vector<std::string>& argv)
-{
-    std::vector<char*> out;
-    out.reserve(argv.size() + 1);
-    for (const auto& arg : argv) {
-        out.push_back(const_cast<char*>(arg.c_str())); // NOLINT(cppcoreguidelines-pro-type-const-cast): execv's type
-    }
-    out.push_back(nullptr);
-    return out;
-}
 
 [[noreturn]] void fail_to_start(int error, const std::string& program)
 {
@@ -64,7 +55,7 @@ int run_and_wait(const std::vector<std::string>& argv, bool quiet, const sigset_
         posix_spawnattr_setsigmask(&setup.attr, mask);
         posix_spawnattr_setflags(&setup.attr, POSIX_SPAWN_SETSIGMASK);
     }
-    auto args = c_argv(argv);
+    const auto args = sys::exec_vector(argv);
     pid_t pid = -1;
     if (const int error = posix_spawn(&pid, args[0], &setup.actions, &setup.attr, args.data(), environ); error != 0) {
         fail_to_start(error, argv.front());
@@ -80,7 +71,7 @@ int run_and_wait(const std::vector<std::string>& argv, bool quiet, const sigset_
 
 void exec_program(const std::vector<std::string>& argv)
 {
-    auto args = c_argv(argv);
+    const auto args = sys::exec_vector(argv);
     ::execv(args[0], args.data());
     fail_to_start(errno, argv.front());
 }

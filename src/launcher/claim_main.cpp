@@ -15,6 +15,7 @@
 #include "core/launch/launcher_args.h"
 #include "core/launch/spec_delivery.h"
 #include "launcher/helper_channel.h"
+#include "sys/base/exec_setup.h"
 #include "sys/base/journal_writer.h"
 #include "sys/base/unique_fd.h"
 #include "sys/bus/helper_proxy.h"
@@ -78,9 +79,7 @@ void pass_as_systemd_would(nr::sys::UniqueFd channel)
         fail(ErrorKind::LaunchFailed, std::string("dup2: ") + std::strerror(errno));
     }
     channel.reset();
-    if (::syscall(SYS_close_range, kFirstPassedFd + 1U, UINT_MAX, 0U) != 0) {
-        fail(ErrorKind::LaunchFailed, std::string("close_range: ") + std::strerror(errno));
-    }
+    nr::sys::close_fds_above_stderr_except(kFirstPassedFd);
     set_variable("LISTEN_PID", std::to_string(::getpid()));
     set_variable("LISTEN_FDS", "1");
     set_variable("LISTEN_FDNAMES", nr::core::kHelperChannelName);
@@ -89,12 +88,7 @@ void pass_as_systemd_would(nr::sys::UniqueFd channel)
 [[noreturn]] void exec_launcher(const nr::core::LauncherArgs& args)
 {
     const auto argv = nr::core::launcher_argv(NR_LAUNCHER_PATH, args);
-    std::vector<char*> c_argv;
-    c_argv.reserve(argv.size() + 1);
-    for (const auto& arg : argv) {
-        c_argv.push_back(const_cast<char*>(arg.c_str())); // NOLINT(cppcoreguidelines-pro-type-const-cast): execv ABI
-    }
-    c_argv.push_back(nullptr);
+    const auto c_argv = nr::sys::exec_vector(argv);
     ::execv(c_argv.front(), c_argv.data());
     fail(ErrorKind::LaunchFailed, "exec " + argv.front() + ": " + std::strerror(errno));
 }

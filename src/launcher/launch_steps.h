@@ -12,10 +12,6 @@
 
 namespace nr::launcher {
 
-// Closes every descriptor above stderr that the unit might have inherited,
-// except `keep` (the helper channel; -1: none).
-void close_inherited_fds(int keep = -1);
-
 // bwrap must be a root-owned regular file nobody else can write.
 void check_trusted_binary(const std::string& path);
 

@@ -19,6 +19,7 @@
 #include "launcher/host_auth_turn.h"
 #include "launcher/launch_steps.h"
 #include "launcher/supervisor.h"
+#include "sys/base/exec_setup.h"
 #include "sys/base/journal_writer.h"
 #include "sys/base/launch_channel.h"
 #include "sys/base/sealed_memfd.h"
@@ -169,7 +170,7 @@ int main(int argc, char** argv)
     try {
         const auto command_line = launcher_args(argc, argv);
         auto channel = nr::launcher::take_helper_channel();
-        nr::launcher::close_inherited_fds(channel.get());
+        nr::sys::close_fds_above_stderr_except(channel.get());
         // Made by a child that drops the channel and makes itself dumpable
         // (writing a uid_map needs that) before the spec is read; joined
         // only after the last check of a path's owner, since root is

@@ -4,6 +4,7 @@
 #include "core/base/error.h"
 #include "core/base/exit_codes.h"
 #include "core/launch/supervisor_args.h"
+#include "sys/base/exec_setup.h"
 #include "sys/base/fd_passing.h"
 #include "sys/base/journal_writer.h"
 #include "sys/base/sealed_memfd.h"
@@ -60,17 +61,6 @@ void report_failure(const std::string& message)
     _exit(core::kExitLaunchFailed);
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& items)
-{
-    std::vector<char*> out;
-    out.reserve(items.size() + 1);
-    for (auto& item : items) {
-        out.push_back(item.data());
-    }
-    out.push_back(nullptr);
-    return out;
-}
-
 // Becomes the supervisor. The descriptors it names are made to survive the
 // exec; everything else the launcher holds is close-on-exec. The launcher's
 // environment is the unit's (world-readable, never the agent's).
@@ -95,7 +85,7 @@ std::vector<char*> c_strings(std::vector<std::string>& items)
     for (auto& word : core::encode_supervisor_args(args)) {
         argv.push_back(std::move(word));
     }
-    auto c_argv = c_strings(argv);
+    const auto c_argv = sys::exec_vector(argv);
     execve(c_argv.front(), c_argv.data(), environ);
     fail(ErrorKind::LaunchFailed, "exec " + argv.front() + ": " + std::strerror(errno));
 }

@@ -2,6 +2,7 @@
 #include "sys/net/netns_listener.h"
 
 #include "core/base/error.h"
+#include "sys/base/exec_setup.h"
 #include "sys/base/fd_passing.h"
 
 #include <arpa/inet.h>
@@ -88,12 +89,7 @@ void enter_private_network()
 // becomes dumpable.
 void drop_all_but(int keep)
 {
-    constexpr unsigned kFirst = 3;
-    const auto from = static_cast<unsigned>(keep);
-    if ((from > kFirst && syscall(SYS_close_range, kFirst, from - 1, 0U) != 0) ||
-        syscall(SYS_close_range, from + 1, UINT_MAX, 0U) != 0) {
-        step_failed("close_range");
-    }
+    close_fds_above_stderr_except(keep);
     if (prctl(PR_SET_DUMPABLE, 1) != 0) {
         step_failed("prctl(PR_SET_DUMPABLE)");
     }

@@ -4,6 +4,7 @@
 #include "core/base/error.h"
 #include "core/base/path_policy.h"
 #include "core/base/unit_name.h"
+#include "sys/base/exec_setup.h"
 #include "sys/base/unique_fd.h"
 #include "sys/fs/dropin_files.h"
 #include "sys/host/host_facts.h"
@@ -49,12 +50,7 @@ std::optional<std::string> run_capture(const std::vector<std::string>& argv)
     if (::pipe2(pipe_fds.data(), O_CLOEXEC) != 0) {
         return std::nullopt;
     }
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const auto& arg : argv) {
-        args.push_back(const_cast<char*>(arg.c_str())); // NOLINT(cppcoreguidelines-pro-type-const-cast)
-    }
-    args.push_back(nullptr);
+    const auto args = exec_vector(argv);
     const pid_t pid = ::fork();
     if (pid == 0) {
         ::dup2(pipe_fds[1], STDOUT_FILENO);
