@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -55,7 +56,20 @@ std::string root_creates(const std::string& path)
     return "ok";
 }
 
-// " comm comm ... " of every descendant of `pid`.
+// The command name of `pid`, or "" for a process that ended while it was
+// read (its comm file then fails with ESRCH, which the stream throws).
+std::string command_of(const std::string& pid)
+{
+    try {
+        return without_trailing_space(read_file("/proc/" + pid + "/comm"));
+    } catch (const std::exception&) {
+        return "";
+    }
+}
+
+// " comm comm ... " of every descendant of `pid`. Launch steps fork short
+// lived children (the gateway namespace's maker, bwrap's intermediate),
+// so one may be listed and gone before it is read.
 std::string descendant_commands(const std::string& pid)
 {
     std::string all = " ";
@@ -66,7 +80,7 @@ std::string descendant_commands(const std::string& pid)
         std::ifstream children("/proc/" + next + "/task/" + next + "/children");
         std::string child;
         while (children >> child) {
-            all += without_trailing_space(read_file("/proc/" + child + "/comm")) + " ";
+            all += command_of(child) + " ";
             queue.push_back(child);
         }
     }
