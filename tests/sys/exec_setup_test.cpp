@@ -45,6 +45,15 @@ int keep_the_middle_one()
            (!is_open(low) && !is_open(high) ? 4 : 0);
 }
 
+// The claim shim's case: the kept one is the first above stderr.
+int keep_the_first_above_stderr()
+{
+    const int first = ::dup2(1, 3);
+    const int above = ::open("/dev/null", O_RDONLY);
+    close_fds_above_stderr_except(first);
+    return (is_open(2) ? 1 : 0) | (is_open(first) ? 2 : 0) | (!is_open(above) ? 4 : 0);
+}
+
 int keep_none()
 {
     const int one = ::open("/dev/null", O_RDONLY);
@@ -58,6 +67,11 @@ int keep_none()
 TEST(ClosingDescriptorsBeforeAnExec, KeepsStdioAndTheOneAskedForAndClosesTheRest)
 {
     EXPECT_EQ(in_child(keep_the_middle_one), 1 | 2 | 4);
+}
+
+TEST(ClosingDescriptorsBeforeAnExec, KeepsTheFirstDescriptorAboveStderrWhenThatIsTheOneAskedFor)
+{
+    EXPECT_EQ(in_child(keep_the_first_above_stderr), 1 | 2 | 4);
 }
 
 TEST(ClosingDescriptorsBeforeAnExecWithNoneToKeep, ClosesEveryOneAboveStderr)

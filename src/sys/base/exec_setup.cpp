@@ -31,12 +31,8 @@ void close_fds_above_stderr_except(int keep)
         return;
     }
     const auto kept = static_cast<unsigned>(keep);
-    if (kept > kFirstAboveStderr) {
-        close_range_or_fail(kFirstAboveStderr, kept - 1);
-    }
-    if (kept < UINT_MAX) {
-        close_range_or_fail(kept + 1, UINT_MAX);
-    }
+    close_range_or_fail(kFirstAboveStderr, kept - 1);
+    close_range_or_fail(kept + 1, UINT_MAX);
 }
 
 std::vector<char*> exec_vector(const std::vector<std::string>& items)
