@@ -101,6 +101,7 @@ private:
                                                  Exchange& exchange);
     boost::asio::awaitable<boost::beast::error_code> write_body_piece(const char* data, std::size_t size, bool chunked);
     boost::asio::awaitable<void> refuse_body(BodyRelay relayed, const std::string& host, Exchange& exchange);
+    bool take_held_body(RequestParser& parser, std::size_t count, Forwarding& request, Exchange& exchange);
     boost::asio::awaitable<bool> relay_response(ResponseParser& parser, boost::beast::flat_buffer& buffer,
                                                 bool keep_alive, Exchange& exchange);
     boost::asio::awaitable<boost::beast::error_code>
@@ -110,8 +111,8 @@ private:
     boost::asio::awaitable<std::string> open_upstream(std::string host, std::string& reason);
     bool upstream_reusable(const std::string& host);
     void close_upstream();
-    boost::asio::awaitable<boost::beast::error_code> write_upstream_head(const core::UpstreamHead& head,
-                                                                         std::string_view key);
+    boost::asio::awaitable<boost::beast::error_code>
+    write_upstream_head(const core::UpstreamHead& head, std::string_view key, std::string_view body, bool whole);
     boost::asio::awaitable<boost::beast::error_code> read_final_answer(std::optional<ResponseParser>& answer,
                                                                        boost::beast::flat_buffer& buffer, bool is_head);
 

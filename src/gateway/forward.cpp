@@ -6,6 +6,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 
 namespace nr::gateway {
 
@@ -69,6 +70,9 @@ struct Connection::Forwarding {
     const core::RequestFraming& framing;
     core::UpstreamHead head; // the parsed head, without the key
     std::string_view key;    // in the credential store's locked memory
+    core::FirstRecord first{};
+    std::string held_body{}; // what came of the body with the header, for the first record
+    std::optional<Reservation> held_body_share{};
     bool may_replay = false;
     bool is_head = false;
     std::optional<ResponseParser> answer{}; // its header read, once answered
@@ -102,6 +106,12 @@ awaitable<bool> Connection::forward_request(const core::RouteForward& forward, R
                        .may_replay = replayable(head, framing),
                        .is_head = head.method == "HEAD",
                        .answer_buffer = beast::flat_buffer(session_->config.max_header_bytes + kRelayChunk)};
+    request.first = core::first_upstream_record(
+        framing, request.head.before_key.size() + request.key.size() + request.head.after_key.size(), buffer_.size());
+    if (!take_held_body(parser, request.first.body_bytes, request, exchange)) {
+        co_await refuse(exchange, 400, "bad-framing", "native-runtime gateway: the request's body is malformed", false);
+        co_return false;
+    }
     for (int attempt = 0; attempt < 2; ++attempt) {
         const auto outcome = co_await attempt_forward(request, parser, exchange);
         if (outcome == Attempt::Refused) {
@@ -135,12 +145,13 @@ awaitable<Connection::Attempt> Connection::attempt_forward(Forwarding& request, 
             co_return Attempt::Failed;
         }
     }
-    auto ec = co_await write_upstream_head(request.head, request.key);
+    auto ec = co_await write_upstream_head(request.head, request.key, request.held_body, request.first.whole_head);
     if (ec) {
         close_upstream();
         request.problem = "cannot send to " + core::sanitize_host(host) + ": " + ec.message();
         request.reason = "upstream";
-        // Nothing of the body was read yet: any request may go again.
+        // The body read so far is in held_body and goes again with the
+        // head: any request may go again.
         co_return reused ? Attempt::Again : Attempt::Failed;
     }
     if (request.framing.expect_continue && !request.continued) {
@@ -168,6 +179,40 @@ awaitable<Connection::Attempt> Connection::attempt_forward(Forwarding& request, 
     // again. Anything else it may have acted on is not repeated.
     const bool again = reused && request.answer_buffer.size() == 0 && closed_before_answer(ec) && request.may_replay;
     co_return again ? Attempt::Again : Attempt::Failed;
+}
+
+// The body bytes that came with the header, taken out of the client's
+// buffer now so that they go upstream in the head's record; relay_body
+// carries on with the rest. False when the parser will not take them.
+bool Connection::take_held_body(RequestParser& parser, std::size_t count, Forwarding& request, Exchange& exchange)
+{
+    if (count == 0) {
+        return true;
+    }
+    request.held_body_share.emplace(*session_, count);
+    if (!request.held_body_share->granted()) {
+        return true; // relay_body reads it piece by piece, within the session's share
+    }
+    request.held_body.resize(count);
+    auto& body = parser.get().body();
+    body.data = request.held_body.data();
+    body.size = count;
+    beast::error_code ec;
+    while (body.size > 0 && !parser.is_done() && buffer_.size() > 0) {
+        const auto used = parser.put(buffer_.data(), ec);
+        buffer_.consume(used);
+        if (ec == http::error::need_buffer) {
+            ec = {};
+        }
+        if (ec || used == 0) {
+            break;
+        }
+    }
+    request.held_body.resize(count - body.size);
+    body.data = nullptr;
+    body.size = 0;
+    exchange.record.bytes_in += request.held_body.size();
+    return !ec;
 }
 
 // The upstream got part of a request: that connection is spent, and so is

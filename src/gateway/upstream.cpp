@@ -3,9 +3,11 @@
 #include "gateway/asio_config.h"
 // clang-format on
 #include "gateway/connection.h"
+#include "gateway/secure_buffer.h"
 
 #include <boost/asio/ssl/host_name_verification.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <limits>
@@ -90,21 +92,35 @@ awaitable<std::string> Connection::open_upstream(std::string host, std::string& 
     co_return std::string();
 }
 
-// Written from what the gateway parsed, never relayed raw; the key goes
-// from the locked memory straight into the TLS record, which is
-// encrypted in place. Each piece is written on its own: given several
-// buffers at once, Beast's ssl_stream copies them into one heap buffer
-// first, and that copy of the key would outlive the write (a core of
-// the gateway showed it).
-awaitable<beast::error_code> Connection::write_upstream_head(const core::UpstreamHead& head, std::string_view key)
+// Written from what the gateway parsed, never relayed raw. The key goes
+// into a TLS record only from locked memory: the store's, or the secure
+// heap's copy the one-record path assembles and wipes after the write.
+// Never several buffers in one write: given those, Beast's ssl_stream
+// copies them into one heap buffer first, and that copy of the key would
+// outlive the write (a core of the gateway showed it).
+awaitable<beast::error_code> Connection::write_upstream_head(const core::UpstreamHead& head, std::string_view key,
+                                                             std::string_view body, bool whole)
 {
-    const std::array<asio::const_buffer, 3> head_pieces{
-        asio::buffer(head.before_key), asio::buffer(key.data(), key.size()), asio::buffer(head.after_key)};
     beast::get_lowest_layer(*tls_upstream_).expires_after(kUpstreamReadTimeout);
     beast::error_code ec;
-    for (const auto& piece : head_pieces) {
-        if (!ec) {
-            co_await asio::async_write(*tls_upstream_, piece, with(ec));
+    const std::array<std::string_view, 4> pieces{head.before_key, key, head.after_key, body};
+    std::size_t total = 0;
+    for (const auto piece : pieces) {
+        total += piece.size();
+    }
+    Reservation share(*session_, whole ? total : 0);
+    SecureBuffer record(whole && share.granted() ? total : 0);
+    if (whole && record.valid()) {
+        auto* end = record.data();
+        for (const auto piece : pieces) {
+            end = std::copy(piece.begin(), piece.end(), end);
+        }
+        co_await asio::async_write(*tls_upstream_, asio::buffer(record.data(), total), with(ec));
+        co_return ec;
+    }
+    for (const auto piece : pieces) {
+        if (!ec && !piece.empty()) {
+            co_await asio::async_write(*tls_upstream_, asio::buffer(piece.data(), piece.size()), with(ec));
         }
     }
     co_return ec;

@@ -11,6 +11,8 @@
 
 #include "gateway_fixture.h"
 
+#include <map>
+
 using namespace nr::test::gateway;
 
 namespace {
@@ -28,6 +30,7 @@ class AnAnswerOverTheLimit : public GatewayTest {};
 class AMissingCredential : public GatewayTest {};
 class AControlPeerOtherThanRoot : public GatewayTest {};
 class AKeptAliveClient : public GatewayTest {};
+class ARequestBody : public GatewayTest {};
 
 } // namespace
 
@@ -308,4 +311,66 @@ TEST_F(AKeptAliveClient, GetsItsAnswerWhenTheUpstreamDroppedTheKeptConnection)
     ASSERT_EQ(first_seen.size(), 1U);
     ASSERT_EQ(second_seen.size(), 1U) << "the retried request reached the upstream once";
     EXPECT_NE(first_seen[0]["peer_port"], second_seen[0]["peer_port"]);
+}
+
+namespace {
+
+std::string kept_post(const std::string& target, const std::string& test_id, const std::string& authorization,
+                      const std::string& body)
+{
+    return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test-Id: " + test_id +
+           "\r\nAuthorization: " + authorization + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+           body;
+}
+
+std::string patterned(std::size_t size, char first)
+{
+    std::string body(size, ' ');
+    for (std::size_t i = 0; i < size; ++i) {
+        body[i] = static_cast<char>(first + static_cast<char>(i % 26));
+    }
+    return body;
+}
+
+} // namespace
+
+// The gateway sends the part of a body that came with its header in the
+// head's TLS record and the rest as it comes: every way a body can arrive
+// has to reach the upstream byte for byte, and never take the next request.
+TEST_F(ARequestBody, ReachesTheUpstreamWholeHoweverItArrives)
+{
+    auto larger = session("bodies.service", '8', true, true);
+    larger.max_request_bytes = 64U << 10U;
+    const auto port = register_session(larger);
+    const auto client = connect_to(port);
+    ASSERT_TRUE(client.valid());
+    const auto authorization = "Bearer " + token_of('8');
+    const auto target = provider_path("/json");
+    const std::map<std::string, std::string> bodies{{"bodies-with-head", patterned(57, 'a')},
+                                                    {"bodies-pipelined", patterned(300, 'A')},
+                                                    {"bodies-split", patterned(4000, 'a')},
+                                                    {"bodies-beyond-a-record", patterned(40000, 'A')}};
+    // With its header, and the next request right behind it in the same write.
+    send_all(client.get(), kept_post(target, "bodies-with-head", authorization, bodies.at("bodies-with-head")) +
+                               kept_post(target, "bodies-pipelined", authorization, bodies.at("bodies-pipelined")));
+    EXPECT_EQ(status_line(read_one_response(client.get())), "HTTP/1.1 200 OK");
+    EXPECT_EQ(status_line(read_one_response(client.get())), "HTTP/1.1 200 OK");
+    // Half with the header, the rest a moment later.
+    const auto split = kept_post(target, "bodies-split", authorization, bodies.at("bodies-split"));
+    const auto half = split.size() - bodies.at("bodies-split").size() / 2;
+    send_all(client.get(), split.substr(0, half));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    send_all(client.get(), split.substr(half));
+    EXPECT_EQ(status_line(read_one_response(client.get())), "HTTP/1.1 200 OK");
+    // More than one record holds, in one write.
+    send_all(client.get(),
+             kept_post(target, "bodies-beyond-a-record", authorization, bodies.at("bodies-beyond-a-record")));
+    EXPECT_EQ(status_line(read_one_response(client.get())), "HTTP/1.1 200 OK");
+    for (const auto& [id, body] : bodies) {
+        const auto seen = environment().seen(id);
+        ASSERT_EQ(seen.size(), 1U) << id;
+        EXPECT_EQ(seen[0]["body_length"], body.size()) << id;
+        EXPECT_TRUE(seen[0]["body"] == body) << id;
+        EXPECT_EQ(seen[0]["headers"]["authorization"], "Bearer " + kRealKey) << id;
+    }
 }

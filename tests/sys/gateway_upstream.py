@@ -39,7 +39,7 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def record(self, body_length):
+    def record(self, body_length, body=b""):
         entry = {
             "method": self.command,
             "path": self.path,
@@ -47,6 +47,8 @@ class Handler(BaseHTTPRequestHandler):
             "framing": [[k.lower(), v] for k, v in self.headers.items()
                         if k.lower() in ("transfer-encoding", "content-length")],
             "body_length": body_length,
+            # Small enough to compare whole: what a test sent is what came.
+            "body": body.decode("latin-1") if len(body) <= 65536 else None,
             "peer_port": self.client_address[1],
         }
         with open(LOG, "a", encoding="utf-8") as log:
@@ -95,7 +97,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_any(self):
         body = self.read_body()
-        self.record(len(body))
+        self.record(len(body), body)
         url = urlsplit(self.path)
         if url.path == "/json":
             self.send_plain(200, json.dumps({"ok": True, "received": len(body)}).encode())

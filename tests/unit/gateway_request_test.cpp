@@ -198,3 +198,54 @@ TEST(AChunkHeader, IsTheSizeInHex)
     EXPECT_EQ(chunk_header(16384), "4000\r\n");
     EXPECT_EQ(chunk_header(1), "1\r\n");
 }
+
+namespace {
+
+RequestFraming length_framed(std::uint64_t length)
+{
+    return RequestFraming{.body = BodyFraming::Length, .content_length = length};
+}
+
+} // namespace
+
+TEST(TheFirstRecordUpstream, CarriesTheHeadAndABodyThatCameWithIt)
+{
+    const auto record = first_upstream_record(length_framed(57), 300, 57);
+    EXPECT_TRUE(record.whole_head);
+    EXPECT_EQ(record.body_bytes, 57U);
+}
+
+TEST(TheFirstRecordUpstream, CarriesOnlyWhatTheGatewayHoldsOfALongerBody)
+{
+    EXPECT_EQ(first_upstream_record(length_framed(100000), 300, 4000).body_bytes, 4000U);
+}
+
+TEST(TheFirstRecordUpstream, NeverTakesBytesBeyondTheBodyItself)
+{
+    // What follows the body is the client's next request.
+    EXPECT_EQ(first_upstream_record(length_framed(10), 300, 80).body_bytes, 10U);
+}
+
+TEST(TheFirstRecordUpstream, StopsAtOneRecordsWorth)
+{
+    const auto record = first_upstream_record(length_framed(100000), 1000, 50000);
+    EXPECT_TRUE(record.whole_head);
+    EXPECT_EQ(record.body_bytes, kTlsRecordBytes - 1000);
+    EXPECT_EQ(first_upstream_record(length_framed(10), kTlsRecordBytes, 10).body_bytes, 0U);
+}
+
+TEST(TheFirstRecordUpstream, LeavesAHeadLargerThanARecordInPieces)
+{
+    const auto record = first_upstream_record(length_framed(10), kTlsRecordBytes + 1, 10);
+    EXPECT_FALSE(record.whole_head);
+    EXPECT_EQ(record.body_bytes, 0U);
+}
+
+TEST(TheFirstRecordUpstream, LeavesABodyAwaitingContinueAndAChunkedOneToFollow)
+{
+    auto awaiting = length_framed(10);
+    awaiting.expect_continue = true;
+    EXPECT_EQ(first_upstream_record(awaiting, 300, 10).body_bytes, 0U);
+    EXPECT_EQ(first_upstream_record(RequestFraming{.body = BodyFraming::Chunked}, 300, 10).body_bytes, 0U);
+    EXPECT_TRUE(first_upstream_record(RequestFraming{}, 300, 0).whole_head);
+}

@@ -239,6 +239,21 @@ bool forwardable_method(std::string_view method)
     return method == "GET" || method == "POST" || method == "DELETE" || method == "HEAD";
 }
 
+FirstRecord first_upstream_record(const RequestFraming& framing, std::size_t head_bytes, std::size_t held_bytes)
+{
+    FirstRecord record;
+    if (head_bytes > kTlsRecordBytes) {
+        return record;
+    }
+    record.whole_head = true;
+    if (framing.body == BodyFraming::Length && !framing.expect_continue) {
+        const auto room = kTlsRecordBytes - head_bytes;
+        const auto held = std::min<std::uint64_t>(held_bytes, framing.content_length);
+        record.body_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(held, room));
+    }
+    return record;
+}
+
 std::string chunk_header(std::uint64_t size)
 {
     return hex(size) + "\r\n";

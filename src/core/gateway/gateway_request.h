@@ -9,6 +9,7 @@
 
 #include "core/gateway/gateway_route.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -71,6 +72,24 @@ struct UpstreamHead {
 // then Host for `forward.host`, the key's field and exactly one framing
 // field (Content-Length, or Transfer-Encoding: chunked).
 UpstreamHead upstream_request_head(const RequestHead& head, const RouteForward& forward, const RequestFraming& framing);
+
+// The most plaintext one TLS record carries (RFC 8446 5.1).
+inline constexpr std::size_t kTlsRecordBytes = 16U << 10U;
+
+// What the first write of a request upstream carries. Every write is a
+// TLS record, a send and a wake-up of the provider's reader: in one record
+// the head, its key and a small body cost one of each instead of four.
+struct FirstRecord {
+    bool whole_head = false;    // the head with its key; otherwise they go in three writes
+    std::size_t body_bytes = 0; // of the body, right after the head
+};
+
+// The head (`head_bytes`, key included) goes whole when it fits one record;
+// after it, as much of a body framed by its length as the gateway already
+// holds (`held_bytes`, read with the header) and as still fits. A body the
+// client sends only after 100 Continue, and a chunked one, follow as they
+// are read.
+FirstRecord first_upstream_record(const RequestFraming& framing, std::size_t head_bytes, std::size_t held_bytes);
 
 // "<size in hex>\r\n": what precedes each piece of a chunked body the
 // gateway writes upstream.
