@@ -92,6 +92,8 @@ int main(int argc, char** argv)
     try {
         nr::gateway::init_secure_heap();
         auto inherited = nr::gateway::take_inherited_descriptors();
+        // After the passed descriptors are taken: it must not be one of them.
+        nr::sys::keep_log_socket();
         for (const auto& problem : inherited.problems) {
             std::cerr << "native-runtime-gateway: " << problem << '\n';
         }

@@ -77,6 +77,18 @@ std::string read_all(int fd)
     return out;
 }
 
+int bound_journal_socket()
+{
+    const int socket = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strcpy(address.sun_path, "/run/systemd/journal/socket"); // NOLINT: fits, fixed
+    if (socket < 0 || bind(socket, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) { // NOLINT
+        return -1;
+    }
+    return socket;
+}
+
 // Runs `check` in a child that has its own /run with a journald stand-in
 // bound at /run/systemd/journal/socket; the child's exit status is the
 // number of the first failed step (0: all held).
@@ -89,11 +101,8 @@ int with_fake_journald(int (*check)(int socket))
             mkdir("/run/systemd/journal", 0755) != 0) {
             _exit(100);
         }
-        const int socket = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        sockaddr_un address{};
-        address.sun_family = AF_UNIX;
-        std::strcpy(address.sun_path, "/run/systemd/journal/socket"); // NOLINT: fits, fixed
-        if (socket < 0 || bind(socket, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) { // NOLINT
+        const int socket = bound_journal_socket();
+        if (socket < 0) {
             _exit(101);
         }
         nr::sys::set_log_identifier("nr-journal-test");
@@ -155,6 +164,35 @@ TEST(ALogRecordWithNoJournaldListening, IsDroppedWithoutAnError)
                   unlink("/run/systemd/journal/socket");
                   nr::sys::write_log(a_record("nobody hears this"));
                   return 0;
+              }),
+              0);
+}
+
+TEST(ALogSocketKeptForTheProcess, CarriesEveryRecordAndReachesAJournaldStartedAgain)
+{
+    if (!nr::test::running_as_root()) {
+        GTEST_SKIP() << "a private /run needs root";
+    }
+    EXPECT_EQ(with_fake_journald([](int socket) {
+                  nr::sys::keep_log_socket();
+                  const auto first = a_record("first");
+                  const auto second = a_record("second");
+                  nr::sys::write_log(first);
+                  nr::sys::write_log(second);
+                  if (receive(socket).data != expected_payload(first) ||
+                      receive(socket).data != expected_payload(second)) {
+                      return 1;
+                  }
+                  // journald restarted: a new socket at the same path.
+                  close(socket);
+                  unlink("/run/systemd/journal/socket");
+                  const int again = bound_journal_socket();
+                  if (again < 0) {
+                      return 2;
+                  }
+                  const auto third = a_record("after the restart");
+                  nr::sys::write_log(third);
+                  return receive(again).data == expected_payload(third) ? 0 : 3;
               }),
               0);
 }

@@ -63,7 +63,20 @@ void send_as_memfd(int socket, sockaddr_un& address, const std::string& payload)
     (void)send_with_retry(socket, message);
 }
 
+int& kept_socket()
+{
+    static int fd = -1;
+    return fd;
+}
+
 } // namespace
+
+void keep_log_socket()
+{
+    if (kept_socket() < 0) {
+        kept_socket() = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    }
+}
 
 void set_log_identifier(std::string_view name)
 {
@@ -74,8 +87,9 @@ void write_log(const core::LogRecord& record) noexcept
 {
     try {
         auto payload = core::journal_native_payload(core::journal_fields(record, identifier()));
-        const UniqueFd socket(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-        if (!socket.valid()) {
+        const UniqueFd own(kept_socket() < 0 ? ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) : -1);
+        const int socket = kept_socket() < 0 ? own.get() : kept_socket();
+        if (socket < 0) {
             return;
         }
         auto address = journal_address();
@@ -85,8 +99,8 @@ void write_log(const core::LogRecord& record) noexcept
         message.msg_namelen = sizeof(address);
         message.msg_iov = &iov;
         message.msg_iovlen = 1;
-        if (!send_with_retry(socket.get(), message) && (errno == EMSGSIZE || errno == ENOBUFS)) {
-            send_as_memfd(socket.get(), address, payload);
+        if (!send_with_retry(socket, message) && (errno == EMSGSIZE || errno == ENOBUFS)) {
+            send_as_memfd(socket, address, payload);
         }
     } catch (...) { // NOLINT(bugprone-empty-catch)
         // An invalid field name is a programming error the unit tests catch;
