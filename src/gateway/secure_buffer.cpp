@@ -14,8 +14,9 @@ SecureBuffer::SecureBuffer(std::size_t size)
     }
     data_ = static_cast<char*>(OPENSSL_secure_malloc(size));
     if (data_ == nullptr) {
-        // A full heap leaves an error on the thread's queue, which the next
-        // TLS call must not read as its own.
+        // Newer OpenSSL leaves an error on the thread's queue for a full
+        // heap (3.0 does not), which the next TLS call must not read as its
+        // own.
         ERR_clear_error();
         return;
     }
