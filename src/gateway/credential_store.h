@@ -6,8 +6,9 @@
 // systemd names "<ID>_<file name>").
 // Every key is read once, at start, into OpenSSL's secure heap: memory that
 // is locked (never swapped), left out of core dumps (MADV_DONTDUMP) and
-// wiped when freed. A key never leaves that memory except into the TLS
-// record that carries it to its provider: no std::string ever holds it.
+// wiped when freed. A key never leaves that heap except into the TLS
+// record that carries it to its provider (assembled in the same heap,
+// secure_buffer.h): no std::string ever holds it.
 
 #include <map>
 #include <optional>
