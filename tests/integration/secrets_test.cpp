@@ -57,12 +57,17 @@ TEST(ACredentialOfTheAdapter, IsNeitherInTheUnitNorTheJournalNorAnyCommandLine)
     const auto secret = random_secret();
     const std::string unit = "native-runtime-alice-secret.service";
     // The worker gets the secret in its environment and forwards it by name,
-    // so no command line on the host ever holds it.
-    Background session(
-        as_user(kWorker, {kCtl, "run", "--owner", "alice", "--chat", "secret", "--adapter", "shell", "--env",
-                          "NR_TEST_TOKEN", "--", "sh", "-c", "test -n \"$NR_TEST_TOKEN\" && echo present; sleep 30"}),
-        with_env({"NR_TEST_TOKEN=" + secret}));
-    ASSERT_TRUE(eventually(30, [&] { return unit_is_active(unit); }));
+    // so no command line on the host ever holds it. The agent leaves a mark
+    // once it has looked: an active unit does not mean the shell has run yet,
+    // and a stop before it has would take its answer with it.
+    const auto looked = home_of("alice") + "/secret-looked";
+    std::filesystem::remove(looked);
+    Background session(as_user(kWorker, {kCtl, "run", "--owner", "alice", "--chat", "secret", "--adapter", "shell",
+                                         "--env", "NR_TEST_TOKEN", "--", "sh", "-c",
+                                         "test -n \"$NR_TEST_TOKEN\" && echo present; touch \"$HOME/secret-looked\"; "
+                                         "sleep 30"}),
+                       with_env({"NR_TEST_TOKEN=" + secret}));
+    ASSERT_TRUE(eventually(30, [&] { return unit_is_active(unit) && std::filesystem::exists(looked); }));
 
     const auto shown = run({"systemctl", "show", unit}).out;
     EXPECT_TRUE(contains(shown, "NATIVE_RUNTIME_OWNER=alice")) << "control: systemctl show lists the unit's settings";
