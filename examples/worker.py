@@ -44,6 +44,8 @@ BUS_DRIVER = "org.freedesktop.DBus"
 HELPER = DBusAddress(PATH, bus_name=NAME, interface=MANAGER)
 SYSTEMD = DBusAddress("/org/freedesktop/systemd1", bus_name="org.freedesktop.systemd1",
                       interface="org.freedesktop.systemd1.Manager")
+HELPER_STOPPING = NAME + ".Error.HelperStopping"
+CALLS_WHILE_STOPPING = 3
 
 EXIT_TIMEOUT = 124
 EXIT_UNKNOWN_END = 255
@@ -105,9 +107,16 @@ class Session:
         return message.header.fields.get(HeaderFields.sender) in self.helper_names
 
     def call(self, message, timeout=25):
-        reply = self.conn.send_and_get_reply(message, timeout=timeout)
-        if reply.header.message_type == MessageType.error:
-            raise DBusErrorResponse(reply)
+        # A helper that had begun to exit refuses a call that would have to
+        # wait (a start, a stop polkit decides) with HelperStopping, having
+        # done nothing; the same call made again reaches the next helper.
+        for attempt in range(1, CALLS_WHILE_STOPPING + 1):
+            reply = self.conn.send_and_get_reply(message, timeout=timeout)
+            if reply.header.message_type != MessageType.error:
+                break
+            error = DBusErrorResponse(reply)
+            if error.name != HELPER_STOPPING or attempt == CALLS_WHILE_STOPPING:
+                raise error
         if message.header.fields.get(HeaderFields.destination) == NAME:
             self.helper_names.add(reply.header.fields.get(HeaderFields.sender))
         return reply.body

@@ -8,6 +8,7 @@
 #include "core/cli/cli_input.h"
 #include "core/cli/liveness_schedule.h"
 #include "ctl/exit_status.h"
+#include "ctl/helper_retry.h"
 #include "ctl/unit_stop_wait.h"
 #include "sys/bus/bus_compat.h"
 #include "sys/bus/bus_loop.h"
@@ -54,19 +55,22 @@ public:
     {
         std::string unit;
         sdbus::ObjectPath path;
-        proxy_->callMethod("StartSession")
-            .onInterface(core::kManagerInterface)
-            .withTimeout(std::chrono::duration_cast<std::chrono::microseconds>(kStartSessionTimeout))
-            .withArguments(options.owner, options.chat, options.job, options.adapter, options.command,
-                           options.workspace, env, options.run_as, sdbus::UnixFd(STDIN_FILENO),
-                           sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO))
-            .storeResultsTo(unit, path);
+        call_helper([&] {
+            proxy_->callMethod("StartSession")
+                .onInterface(core::kManagerInterface)
+                .withTimeout(std::chrono::duration_cast<std::chrono::microseconds>(kStartSessionTimeout))
+                .withArguments(options.owner, options.chat, options.job, options.adapter, options.command,
+                               options.workspace, env, options.run_as, sdbus::UnixFd(STDIN_FILENO),
+                               sdbus::UnixFd(STDOUT_FILENO), sdbus::UnixFd(STDERR_FILENO))
+                .storeResultsTo(unit, path);
+        });
         return unit;
     }
 
     void stop(const std::string& owner, const std::string& chat)
     {
-        proxy_->callMethod("StopSession").onInterface(core::kManagerInterface).withArguments(owner, chat);
+        call_helper(
+            [&] { proxy_->callMethod("StopSession").onInterface(core::kManagerInterface).withArguments(owner, chat); });
     }
 
 private:

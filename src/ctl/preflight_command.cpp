@@ -11,6 +11,7 @@
 #include "core/launch/launcher_args.h"
 #include "core/ops/provider_keys.h"
 #include "ctl/exit_status.h"
+#include "ctl/helper_retry.h"
 #include "ctl/operator_commands.h"
 #include "sys/bus/bus_compat.h"
 #include "sys/host/config_file.h"
@@ -62,11 +63,13 @@ core::CheckResult canary_through_helper(sdbus::IConnection& connection, const st
         bool passed = false;
         std::string detail;
         std::string hint;
-        helper->callMethod("RunCanary")
-            .onInterface(core::kManagerInterface)
-            .withTimeout(kTimeout)
-            .withArguments(user_name)
-            .storeResultsTo(passed, detail, hint);
+        call_helper([&] {
+            helper->callMethod("RunCanary")
+                .onInterface(core::kManagerInterface)
+                .withTimeout(kTimeout)
+                .withArguments(user_name)
+                .storeResultsTo(passed, detail, hint);
+        });
         return {core::kCheckCanary, passed, detail, hint};
     } catch (const sdbus::Error& e) {
         return {core::kCheckCanary, false, "the helper did not run the canary: " + e.getName() + ": " + e.getMessage(),

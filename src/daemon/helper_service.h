@@ -53,6 +53,9 @@ public:
     next_wakeup(std::chrono::steady_clock::time_point now) const;
     // Nothing runs or waits: only the idle timeout keeps the helper.
     [[nodiscard]] bool unoccupied() const;
+    // The helper is about to give up its bus name and exit: calls that
+    // would have to wait are refused from now on (Activity).
+    void stop_taking_work() { activity_.stop_taking_work(); }
     // Descriptors besides the bus whose input housekeeping acts on: the
     // open helper channels.
     [[nodiscard]] std::vector<int> watched_fds() const { return channels_.fds(); }

@@ -81,29 +81,30 @@ LoopEnd run_until_idle(sdbus::IConnection& connection, nr::daemon::HelperService
     }
 }
 
-// Serves until idle or stopped. The bus name is released first, so that the
-// broker queues new calls for a fresh activation; calls that reached this
-// instance before the release are then answered here. A start among them
-// cannot complete without the name (its launcher claims the spec through
-// it), so the helper takes the name back and serves on: no other instance
-// can hold it meanwhile, since systemd starts none while this unit runs.
-// A slow machine widens that window (it was seen under emulation).
+// Serves until idle or stopped, then exits the way systemd's own
+// bus-activated helpers do: the bus name is released first, so that the
+// broker holds new calls for a fresh activation, and the calls that reached
+// this instance before the release are answered here. There is no serving
+// on after that: systemd stops a Type=dbus unit as soon as its name is gone
+// (and queues the next activation behind that stop), so a call that has to
+// wait (a start, whose hardening read-back and launcher come later) would be
+// cut off halfway. Those are refused with HelperStopping before anything is
+// done, and the caller's retry reaches the next instance. Emulated machines
+// widened this window enough to hit it.
 void serve(sdbus::IConnection& connection, nr::daemon::HelperService& service)
 {
     const nr::sys::StopSignals stop({SIGTERM, SIGINT});
     const nr::sys::BusName name{nr::core::kBusName};
     connection.requestName(name);
-    for (;;) {
-        const auto end = run_until_idle(connection, service, stop);
-        connection.releaseName(name);
-        nr::sys::dispatch_pending(connection);
-        service.housekeeping();
-        if (end == LoopEnd::Stopped || service.unoccupied()) {
-            return;
-        }
+    const auto end = run_until_idle(connection, service, stop);
+    service.stop_taking_work();
+    connection.releaseName(name);
+    nr::sys::dispatch_pending(connection);
+    service.housekeeping();
+    if (end == LoopEnd::Idle && !service.unoccupied()) {
+        // Nothing that waits can have been taken since the decision.
         nr::sys::write_log(nr::core::log_record(nr::core::LogEvent::HelperTrouble,
-                                                "a call arrived as the helper went idle; serving on"));
-        connection.requestName(name);
+                                                "work arrived as the helper went idle and was cut off"));
     }
 }
 

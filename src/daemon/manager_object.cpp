@@ -60,6 +60,17 @@ void ask_polkit(sys::PolkitAuthority& polkit, const sdbus::IObject& object, cons
                  });
 }
 
+// A call that would outlast this helper: it has begun to exit, and systemd
+// stops it once its bus name is gone, so such a call could only be cut off
+// halfway. Refused before anything is done; made again, it reaches the
+// helper the bus activates next.
+void refuse_when_stopping(const Activity& activity)
+{
+    if (!activity.taking_work()) {
+        fail(ErrorKind::HelperStopping, "the helper is exiting and did nothing; call again (the bus starts a new one)");
+    }
+}
+
 } // namespace
 
 ManagerObject::ManagerObject(sdbus::IConnection& connection, const core::Config& config, sys::SystemdManager& systemd,
@@ -83,6 +94,7 @@ void ManagerObject::StartSession(StartReply&& result, std::string owner, std::st
 {
     activity_.touch();
     refused_as_typed_error(getObject(), "StartSession", {owner, chat, job, {}}, RequestKind::Session, [&] {
+        refuse_when_stopping(activity_);
         // parse + validate: ids first, so nothing below sees a hostile name.
         core::SessionRequest request{owner, chat, job, adapter, argv, workspace, environment};
         core::validate_id(core::IdKind::Owner, owner);
@@ -135,6 +147,7 @@ void ManagerObject::RunCanary(CanaryReply&& result, std::string run_as_user)
 {
     activity_.touch();
     refused_as_typed_error(getObject(), "RunCanary", {}, RequestKind::Session, [&] {
+        refuse_when_stopping(activity_);
         const auto refusal = core::Error(ErrorKind::AccessDenied, "only root may run the preflight canary");
         switch (core::run_canary_verdict(require_caller_uid(getObject()))) {
         case core::OperatorVerdict::Allowed: start_canary(std::move(result), run_as_user); return;
@@ -187,6 +200,7 @@ void ManagerObject::StopSession(StopReply&& result, std::string owner, std::stri
         case core::OperatorVerdict::Refused: throw refusal;
         case core::OperatorVerdict::AskPolkit: break;
         }
+        refuse_when_stopping(activity_);
         ask_polkit(polkit_, getObject(), "StopSession", core::OperatorAction::ManageSessions, ref, std::move(result),
                    refusal, [this, ref](StopReply& reply, const core::Caller& granted) {
                        // The session may have ended while polkit decided.

@@ -8,7 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <fcntl.h>
+#include <sstream>
+#include <sys/types.h>
 #include <unistd.h>
 
 using namespace nr::itest;
@@ -197,6 +200,28 @@ int helper_activations()
     return static_cast<int>(std::count(listed.out.begin(), listed.out.end(), '\n'));
 }
 
+// Whether a stream socket of process PID has bytes waiting to be read
+// (ss's Recv-Q): how the test knows a call reached a stopped helper. Its
+// sockets are in its own network namespace (PrivateNetwork=yes).
+bool has_unread_input(const std::string& pid)
+{
+    std::istringstream lines(run({"nsenter", "--net=/proc/" + pid + "/ns/net", "ss", "-H", "-x", "-p"}).out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.find("pid=" + pid + ",") == std::string::npos) {
+            continue;
+        }
+        std::istringstream fields(line);
+        std::string netid;
+        std::string state;
+        long unread = 0;
+        if (fields >> netid >> state >> unread && netid == "u_str" && unread > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 TEST(TheHelper, ExitsWhenIdleAndIsActivatedAgainByTheNextCall)
@@ -214,4 +239,52 @@ TEST(TheHelper, ExitsWhenIdleAndIsActivatedAgainByTheNextCall)
     EXPECT_EQ(second.out, "again\n");
     EXPECT_TRUE(eventually(10, [&] { return helper_activations() == activations + 1; }))
         << "the second call was served by a newly activated helper";
+}
+
+// systemd stops a Type=dbus helper as soon as it gives up its bus name, so
+// a start that reaches it in the moment between its decision to exit and
+// that release cannot be served there. The helper is held (SIGSTOP) with a
+// SIGTERM pending until the worker's StartSession sits in its socket: on
+// SIGCONT it decides to exit with the call unread, as an idle helper does
+// when a call comes in its last moment.
+TEST(AStartThatReachesAnExitingHelper, IsRefusedUntouchedAndTheCliRunsItOnTheNextHelper)
+{
+    const std::string helper = "native-runtimed.service";
+    auto text = HelperConfigForATest::current();
+    const std::string idle = "idle_timeout_sec: 3\n";
+    const auto at = text.find(idle);
+    ASSERT_NE(at, std::string::npos) << "the test configuration's idle_timeout_sec changed";
+    // Long enough that the helper cannot go idle by itself meanwhile.
+    text.replace(at, idle.size(), "idle_timeout_sec: 600\n");
+    const HelperConfigForATest config(text);
+    ASSERT_EQ(run({"busctl", "--system", "get-property", "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1",
+                   "org.metis.NativeRuntime1.Manager", "Version"})
+                  .status,
+              0);
+    const auto exiting = unit_property(helper, "MainPID");
+    ASSERT_NE(exiting, "0");
+    const auto pid = static_cast<pid_t>(std::stol(exiting));
+    ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    Background session(as_user(kWorker, ctl_run("alice", "exiting", "shell", {"sh", "-c", "echo served"})));
+    const bool reached = eventually(60, [&] { return has_unread_input(exiting); });
+    ASSERT_EQ(::kill(pid, SIGCONT), 0);
+    ASSERT_TRUE(reached) << "control: the start never reached the held helper";
+
+    const auto outcome = session.wait();
+    EXPECT_EQ(outcome.status, 0) << outcome.err;
+    EXPECT_EQ(outcome.out, "served\n");
+    // The refusal comes first in StartSession: nothing was planned or started.
+    std::string refusals;
+    EXPECT_TRUE(eventually(10,
+                           [&] {
+                               refusals =
+                                   run({"journalctl", "-q", "-o", "cat", "_PID=" + exiting,
+                                        "NATIVE_RUNTIME_ERROR=HelperStopping", "NATIVE_RUNTIME_METHOD=StartSession"})
+                                       .out;
+                               return refusals.find("refused StartSession") != std::string::npos;
+                           }))
+        << "the exiting helper did not refuse the start: "
+        << run({"journalctl", "-q", "-o", "cat", "_PID=" + exiting}).out;
+    EXPECT_NE(unit_property(helper, "MainPID"), exiting) << "the session was not served by a new helper";
 }

@@ -70,6 +70,12 @@ TEST(AValueSdBusCannotEncode, IsAUsageError)
     EXPECT_EQ(cli_failure_of_bus_error("org.freedesktop.DBus.Error.InvalidArgs"), CliFailure::Usage);
 }
 
+TEST(AHelperThatWasExitingEachTimeItWasAsked, IsUnavailableNotARefusal)
+{
+    EXPECT_EQ(cli_failure_of(ErrorKind::HelperStopping), CliFailure::Unavailable);
+    EXPECT_EQ(cli_failure_of_bus_error("org.metis.NativeRuntime1.Error.HelperStopping"), CliFailure::Unavailable);
+}
+
 TEST(ABusOrHelperThatIsNotThere, IsUnavailable)
 {
     for (const auto* name : {"org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NoReply",

@@ -67,7 +67,7 @@ TEST(TheDbusManPage, NamesEveryInterfaceMethodSignalAndPropertyOfTheXmlDescripti
 TEST(TheDbusManPage, NamesEveryErrorTheHelperReplies)
 {
     const auto man = man_page();
-    for (int kind = 0; kind <= static_cast<int>(ErrorKind::ReceiptUsed); ++kind) {
+    for (int kind = 0; kind <= static_cast<int>(ErrorKind::HelperStopping); ++kind) {
         const auto name = std::string(error_name(static_cast<ErrorKind>(kind)));
         EXPECT_NE(man.find("**" + name + "**"), std::string::npos) << name << " is missing from the man page";
     }

@@ -47,6 +47,7 @@ TEST(EachErrorKind, HasTheDBusNameThatMatchesItsEnumerator)
     EXPECT_EQ(error_name(ErrorKind::ReceiptStale), "ReceiptStale");
     EXPECT_EQ(error_name(ErrorKind::ReceiptExpired), "ReceiptExpired");
     EXPECT_EQ(error_name(ErrorKind::ReceiptUsed), "ReceiptUsed");
+    EXPECT_EQ(error_name(ErrorKind::HelperStopping), "HelperStopping");
 }
 
 TEST(ErrorNames, AreDistinctSoTheBusErrorIdentifiesTheKind)
@@ -61,7 +62,7 @@ TEST(ErrorNames, AreDistinctSoTheBusErrorIdentifiesTheKind)
         error_name(ErrorKind::FileTooLarge),   error_name(ErrorKind::FileChanged),
         error_name(ErrorKind::ReceiptInvalid), error_name(ErrorKind::ReceiptMismatch),
         error_name(ErrorKind::ReceiptStale),   error_name(ErrorKind::ReceiptExpired),
-        error_name(ErrorKind::ReceiptUsed),
+        error_name(ErrorKind::ReceiptUsed),    error_name(ErrorKind::HelperStopping),
     };
-    EXPECT_EQ(names.size(), 19U);
+    EXPECT_EQ(names.size(), 20U);
 }

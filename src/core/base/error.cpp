@@ -27,6 +27,7 @@ std::string_view error_name(ErrorKind kind)
     case ErrorKind::ReceiptStale: return "ReceiptStale";
     case ErrorKind::ReceiptExpired: return "ReceiptExpired";
     case ErrorKind::ReceiptUsed: return "ReceiptUsed";
+    case ErrorKind::HelperStopping: return "HelperStopping";
     }
     return "Failed";
 }

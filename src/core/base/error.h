@@ -39,6 +39,10 @@ enum class ErrorKind {
     ReceiptExpired,
     // A handle already recorded, or a receipt already reverted.
     ReceiptUsed,
+    // The call reached a helper that had begun to exit (idle or stopped)
+    // and would have had to wait: nothing was done, and the same call made
+    // again goes to the helper the bus activates next.
+    HelperStopping,
 };
 
 // Short name used as the last component of the D-Bus error name.

@@ -54,15 +54,21 @@ CliFailure cli_failure_of(ErrorKind kind)
     case ErrorKind::ReceiptUsed: return CliFailure::Refused;
     case ErrorKind::PreflightFailed: return CliFailure::CheckFailed;
     case ErrorKind::ConfigInvalid: return CliFailure::ConfigInvalid;
-    case ErrorKind::SystemdFailure: return CliFailure::Unavailable;
+    case ErrorKind::SystemdFailure:
+    case ErrorKind::HelperStopping: return CliFailure::Unavailable;
     }
     return CliFailure::Internal;
 }
 
 CliFailure cli_failure_of_bus_error(std::string_view name)
 {
-    // Every refusal of the helper, whatever its kind: the helper judged a
-    // well-formed request.
+    // Not a judgement of the request: the helper was exiting each time it
+    // was asked (native-runtimectl asks again a few times first).
+    if (name == bus_error_name(ErrorKind::HelperStopping)) {
+        return CliFailure::Unavailable;
+    }
+    // Every other refusal of the helper, whatever its kind: the helper
+    // judged a well-formed request.
     if (is_helper_error(name)) {
         return CliFailure::Refused;
     }
