@@ -94,7 +94,7 @@ void pass_as_systemd_would(nr::sys::UniqueFd channel)
 void launch_failed(const std::string& message)
 {
     std::cerr << "native-runtime-claim: " << message << '\n';
-    nr::sys::write_log(nr::core::log_record(nr::core::LogEvent::LaunchFailed, "launch failed: " + message));
+    nr::sys::write_last_log(nr::core::log_record(nr::core::LogEvent::LaunchFailed, "launch failed: " + message));
 }
 
 } // namespace

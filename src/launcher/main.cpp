@@ -103,7 +103,7 @@ nr::launcher::WaitReporter wait_reporter(const nr::sys::UniqueFd& channel)
 void launch_failed(const std::string& message)
 {
     std::cerr << "native-runtime-launch: " << message << '\n';
-    nr::sys::write_log(nr::core::log_record(nr::core::LogEvent::LaunchFailed, "launch failed: " + message));
+    nr::sys::write_last_log(nr::core::log_record(nr::core::LogEvent::LaunchFailed, "launch failed: " + message));
 }
 
 // What bwrap binds from descriptors: the directories the helper checked

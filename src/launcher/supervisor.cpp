@@ -52,7 +52,7 @@ sigset_t stop_signals()
 void report_failure(const std::string& message)
 {
     std::cerr << "native-runtime-launch: " << message << '\n';
-    sys::write_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + message));
+    sys::write_last_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + message));
 }
 
 [[noreturn]] void child_failed(const std::string& message)

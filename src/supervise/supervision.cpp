@@ -131,8 +131,9 @@ sys::ChildEnd serve_until_exit(const core::SupervisorArgs& args)
         say(std::string(core::error_name(e.kind())) + ": " + e.what());
         end.wait_status = core::kExitLaunchFailed << 8; // as if exited with 125
     }
+    // The supervisor's last record before it exits with the session.
     if (tally.total() != 0) {
-        sys::write_log(core::denial_summary_record(tally));
+        sys::write_last_log(core::denial_summary_record(tally));
     }
     return end;
 }
@@ -142,7 +143,7 @@ sys::ChildEnd serve_until_exit(const core::SupervisorArgs& args)
 void fail_session(std::string_view message)
 {
     say(message);
-    sys::write_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + std::string(message)));
+    sys::write_last_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + std::string(message)));
     _exit(core::kExitLaunchFailed);
 }
 

@@ -12,7 +12,9 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -113,6 +115,13 @@ int with_fake_journald(int (*check)(int socket))
     return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
 }
 
+// The size of the next datagram waiting on `socket`, 0 when none waits.
+int waiting_bytes(int socket)
+{
+    int bytes = 0;
+    return ioctl(socket, SIOCINQ, &bytes) == 0 ? bytes : -1;
+}
+
 } // namespace
 
 TEST(ALogRecord, ReachesJournaldAsOneNativeProtocolDatagram)
@@ -193,6 +202,52 @@ TEST(ALogSocketKeptForTheProcess, CarriesEveryRecordAndReachesAJournaldStartedAg
                   const auto third = a_record("after the restart");
                   nr::sys::write_log(third);
                   return receive(again).data == expected_payload(third) ? 0 : 3;
+              }),
+              0);
+}
+
+// journald files a record under the sender's unit from /proc/PID/cgroup,
+// read when it takes the record: a sender that exits at once may be gone by
+// then. A stand-in that takes records only after 300 ms shows the last
+// record of a process waited for, and a plain record not (the control).
+TEST(ALastLogRecord, IsTakenByAJournaldThatReadsLateBeforeTheWriterGoesOn)
+{
+    if (!nr::test::running_as_root()) {
+        GTEST_SKIP() << "a private /run needs root";
+    }
+    EXPECT_EQ(with_fake_journald([](int socket) {
+                  const auto plain = a_record("written and left");
+                  nr::sys::write_log(plain);
+                  if (waiting_bytes(socket) <= 0 || receive(socket).data != expected_payload(plain)) {
+                      return 1; // control: a plain record is still queued when write_log returns
+                  }
+                  const auto last = a_record("the last words");
+                  const pid_t late = fork();
+                  if (late == 0) {
+                      usleep(300 * 1000);
+                      _exit(receive(socket).data == expected_payload(last) ? 0 : 1);
+                  }
+                  nr::sys::write_last_log(last);
+                  const int still_queued = waiting_bytes(socket);
+                  int status = 0;
+                  waitpid(late, &status, 0);
+                  if (still_queued != 0) {
+                      return 2;
+                  }
+                  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 3;
+              }),
+              0);
+}
+
+TEST(ALastLogRecord, GivesUpWaitingForAJournaldThatNeverReads)
+{
+    if (!nr::test::running_as_root()) {
+        GTEST_SKIP() << "a private /run needs root";
+    }
+    EXPECT_EQ(with_fake_journald([](int socket) {
+                  const auto last = a_record("unheard");
+                  nr::sys::write_last_log(last, std::chrono::milliseconds(50));
+                  return receive(socket).data == expected_payload(last) ? 0 : 1;
               }),
               0);
 }

@@ -5,8 +5,11 @@
 #include "sys/base/sealed_memfd.h"
 #include "sys/base/unique_fd.h"
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 
 #include <cerrno>
 #include <cstring>
@@ -83,15 +86,13 @@ void set_log_identifier(std::string_view name)
     identifier() = std::string(name);
 }
 
-void write_log(const core::LogRecord& record) noexcept
+namespace {
+
+// Whether the record went out (it may still wait in journald's queue).
+bool send_record(int socket, const core::LogRecord& record) noexcept
 {
     try {
         auto payload = core::journal_native_payload(core::journal_fields(record, identifier()));
-        const UniqueFd own(kept_socket() < 0 ? ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) : -1);
-        const int socket = kept_socket() < 0 ? own.get() : kept_socket();
-        if (socket < 0) {
-            return;
-        }
         auto address = journal_address();
         iovec iov{payload.data(), payload.size()};
         msghdr message{};
@@ -99,12 +100,50 @@ void write_log(const core::LogRecord& record) noexcept
         message.msg_namelen = sizeof(address);
         message.msg_iov = &iov;
         message.msg_iovlen = 1;
-        if (!send_with_retry(socket, message) && (errno == EMSGSIZE || errno == ENOBUFS)) {
+        if (send_with_retry(socket, message)) {
+            return true;
+        }
+        if (errno == EMSGSIZE || errno == ENOBUFS) {
             send_as_memfd(socket, address, payload);
+            return true;
         }
     } catch (...) { // NOLINT(bugprone-empty-catch)
         // An invalid field name is a programming error the unit tests catch;
         // at run time the record is dropped rather than the request failed.
+    }
+    return false;
+}
+
+// Bytes this socket has sent that the receiver has not yet read: an AF_UNIX
+// datagram stays charged to its sender until the receiver dequeues it.
+int unread_by_journald(int socket)
+{
+    int pending = 0;
+    return ioctl(socket, SIOCOUTQ, &pending) == 0 ? pending : 0;
+}
+
+} // namespace
+
+void write_log(const core::LogRecord& record) noexcept
+{
+    const UniqueFd own(kept_socket() < 0 ? ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0) : -1);
+    const int socket = kept_socket() < 0 ? own.get() : kept_socket();
+    if (socket >= 0) {
+        (void)send_record(socket, record);
+    }
+}
+
+void write_last_log(const core::LogRecord& record, std::chrono::milliseconds at_most) noexcept
+{
+    const UniqueFd own(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!own.valid() || !send_record(own.get(), record)) {
+        return;
+    }
+    constexpr auto kStep = std::chrono::milliseconds(2);
+    const timespec step{0, std::chrono::nanoseconds(kStep).count()};
+    for (auto waited = std::chrono::milliseconds(0); waited < at_most && unread_by_journald(own.get()) > 0;
+         waited += kStep) {
+        nanosleep(&step, nullptr);
     }
 }
 

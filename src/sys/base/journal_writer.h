@@ -12,6 +12,7 @@
 
 #include "core/journal/log_event.h"
 
+#include <chrono>
 #include <string_view>
 
 namespace nr::sys {
@@ -27,5 +28,17 @@ void set_log_identifier(std::string_view identifier);
 void keep_log_socket();
 
 void write_log(const core::LogRecord& record) noexcept;
+
+// For a process about to exit: also waits, at most `at_most`, until
+// journald has taken the record off its socket. journald learns the
+// sender's unit from /proc/PID/cgroup only when it gets to the record; a
+// sender already gone and reaped by then leaves a record without
+// _SYSTEMD_UNIT=, which `journalctl -u` of its session does not show (seen
+// on a loaded machine). Once it has taken the record, journald reads that
+// at once, while the sender, at worst a zombie, still has its cgroup.
+// Three seconds: far above journald's usual lag, and only ever paid on a
+// path that ends the session anyway.
+inline constexpr std::chrono::milliseconds kLastRecordWait{3000};
+void write_last_log(const core::LogRecord& record, std::chrono::milliseconds at_most = kLastRecordWait) noexcept;
 
 } // namespace nr::sys
