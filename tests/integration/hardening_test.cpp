@@ -326,6 +326,11 @@ class AnUnstartableSupervisor : public ::testing::Test {
 protected:
     void SetUp() override
     {
+        // The helper's first session runs the preflight canary, which would
+        // meet the stand-in first: a session before it passes the canary for
+        // this boot when no earlier test has.
+        const auto before = run(as_user(kWorker, ctl_run("alice", "nosuper-before", "shell", {"sh", "-c", "true"})));
+        ASSERT_EQ(before.status, 0) << before.err;
         {
             std::ofstream stand_in(kNotAnExecutable);
             stand_in << "not an executable\n";
