@@ -200,10 +200,10 @@ int helper_activations()
     return static_cast<int>(std::count(listed.out.begin(), listed.out.end(), '\n'));
 }
 
-// Whether a stream socket of process PID has bytes waiting to be read
-// (ss's Recv-Q): how the test knows a call reached a stopped helper. Its
-// sockets are in its own network namespace (PrivateNetwork=yes).
-bool has_unread_input(const std::string& pid)
+// Whether a stream socket of process PID has at least `bytes` waiting to
+// be read (ss's Recv-Q): how the test knows a call reached a stopped
+// helper. Its sockets are in its own network namespace (PrivateNetwork=yes).
+bool has_unread_input(const std::string& pid, long bytes)
 {
     std::istringstream lines(run({"nsenter", "--net=/proc/" + pid + "/ns/net", "ss", "-H", "-x", "-p"}).out);
     std::string line;
@@ -215,7 +215,7 @@ bool has_unread_input(const std::string& pid)
         std::string netid;
         std::string state;
         long unread = 0;
-        if (fields >> netid >> state >> unread && netid == "u_str" && unread > 0) {
+        if (fields >> netid >> state >> unread && netid == "u_str" && unread >= bytes) {
             return true;
         }
     }
@@ -266,8 +266,14 @@ TEST(AStartThatReachesAnExitingHelper, IsRefusedUntouchedAndTheCliRunsItOnTheNex
     const auto pid = static_cast<pid_t>(std::stol(exiting));
     ASSERT_EQ(::kill(pid, SIGSTOP), 0);
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
-    Background session(as_user(kWorker, ctl_run("alice", "exiting", "shell", {"sh", "-c", "echo served"})));
-    const bool reached = eventually(60, [&] { return has_unread_input(exiting); });
+    // The helper also receives systemd's unit signals and bus departures,
+    // a few hundred bytes each: a start larger than any of them (an unused
+    // 16 KiB argument) is what the wait below looks for.
+    constexpr long kStartBytes = 16 * 1024;
+    Background session(as_user(
+        kWorker, ctl_run("alice", "exiting", "shell",
+                         {"sh", "-c", "echo served", std::string(static_cast<std::size_t>(kStartBytes), 'x')})));
+    const bool reached = eventually(60, [&] { return has_unread_input(exiting, kStartBytes); });
     ASSERT_EQ(::kill(pid, SIGCONT), 0);
     ASSERT_TRUE(reached) << "control: the start never reached the held helper";
 
