@@ -15,6 +15,8 @@ What it shows:
   * SessionWaiting while a host-auth adapter's queue holds the session;
   * SessionEnded, turned into an exit status as native-runtimectl run does
     (the command's status, 128+N for signal N, 124 for a runtime limit);
+  * a call refused with HelperStopping (it met the helper on its way out;
+    nothing was done) made again, up to three times;
   * the helper disappearing: the next call re-activates it, the new helper
     adopts the running session and reports its end; when the helper cannot
     be reached again, or the unit is gone with no report, the end is

@@ -139,10 +139,11 @@ void write_last_log(const core::LogRecord& record, std::chrono::milliseconds at_
     if (!own.valid() || !send_record(own.get(), record)) {
         return;
     }
-    constexpr auto kStep = std::chrono::milliseconds(2);
-    const timespec step{0, std::chrono::nanoseconds(kStep).count()};
-    for (auto waited = std::chrono::milliseconds(0); waited < at_most && unread_by_journald(own.get()) > 0;
-         waited += kStep) {
+    // A deadline, not a count of steps: on a loaded machine each sleep
+    // overshoots, and the bound is what the exit path may cost.
+    const auto deadline = std::chrono::steady_clock::now() + at_most;
+    const timespec step{0, std::chrono::nanoseconds(std::chrono::milliseconds(2)).count()};
+    while (unread_by_journald(own.get()) > 0 && std::chrono::steady_clock::now() < deadline) {
         nanosleep(&step, nullptr);
     }
 }
