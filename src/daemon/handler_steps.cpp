@@ -40,6 +40,16 @@ core::RunAsUser resolve_run_as_user(const core::CallerPolicy& policy, uid_t call
     return *user;
 }
 
+core::RunAsUser resolve_canary_user(const core::CallerPolicy& policy, const std::string& requested)
+{
+    const auto name = core::canary_user_name(policy, requested);
+    const auto user = sys::lookup_user(name);
+    if (!user || user->uid == 0) {
+        fail(ErrorKind::InvalidArgument, "canary user " + name + " does not exist or is root");
+    }
+    return *user;
+}
+
 void log_trouble(const std::string& unit, const std::string& message)
 {
     auto record = core::log_record(core::LogEvent::HelperTrouble, message);

@@ -30,6 +30,10 @@ pid_t require_caller_pid(const sdbus::IObject& object);
 // exist. StartSession and every Files handler resolve it here.
 core::RunAsUser resolve_run_as_user(const core::CallerPolicy& policy, uid_t caller_uid, const std::string& requested);
 
+// The canary's user (core::canary_user_name) with its ids from NSS.
+// InvalidArgument when that user does not exist or is root.
+core::RunAsUser resolve_canary_user(const core::CallerPolicy& policy, const std::string& requested);
+
 // A HelperTrouble journal record about `unit`.
 void log_trouble(const std::string& unit, const std::string& message);
 

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/helper_service.h"
 
+#include "core/base/error.h"
+#include "core/journal/log_event.h"
+#include "daemon/handler_steps.h"
+#include "sys/base/journal_writer.h"
+
 namespace nr::daemon {
 
 HelperService::HelperService(sdbus::IConnection& connection, core::Config config, std::string launcher_path,
@@ -26,6 +31,25 @@ HelperService::HelperService(sdbus::IConnection& connection, core::Config config
       manager_(connection, config_, systemd_, sessions_, gate_, pipeline_, activity_),
       launcher_(connection, claims_, pipeline_, activity_)
 {
+}
+
+void HelperService::check_host_before_the_first_call()
+{
+    try {
+        const auto user = resolve_canary_user(config_.callers, {});
+        if (!gate_.ready(user)) {
+            gate_.start_canary(user);
+        }
+    } catch (const core::Error& e) {
+        // A failed check was logged by the gate; anything else is said here.
+        if (e.kind() != core::ErrorKind::PreflightFailed) {
+            sys::write_log(core::log_record(core::LogEvent::HelperTrouble,
+                                            std::string("the checks at start did not run: ") + e.what()));
+        }
+    } catch (const sdbus::Error& e) {
+        sys::write_log(core::log_record(core::LogEvent::HelperTrouble,
+                                        "the checks at start did not run: " + e.getName() + ": " + e.getMessage()));
+    }
 }
 
 void HelperService::report_waiting(const TrackedSession& session, std::uint32_t ahead)
@@ -57,7 +81,8 @@ bool HelperService::unoccupied() const
 
 bool HelperService::idle(std::chrono::steady_clock::time_point now) const
 {
-    return unoccupied() && now - activity_.last() >= std::chrono::seconds(config_.idle_timeout_sec);
+    return config_.idle_timeout_sec && unoccupied() &&
+           now - activity_.last() >= std::chrono::seconds(*config_.idle_timeout_sec);
 }
 
 std::optional<std::chrono::steady_clock::time_point>
@@ -71,8 +96,8 @@ HelperService::next_wakeup(std::chrono::steady_clock::time_point now) const
     };
     consider(claims_.next_deadline());
     consider(gate_.next_wakeup(now));
-    if (unoccupied()) {
-        consider(activity_.last() + std::chrono::seconds(config_.idle_timeout_sec));
+    if (config_.idle_timeout_sec && unoccupied()) {
+        consider(activity_.last() + std::chrono::seconds(*config_.idle_timeout_sec));
     }
     return earliest;
 }

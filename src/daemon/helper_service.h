@@ -35,6 +35,13 @@ public:
 
     // Re-attaches to sessions a previous helper instance started.
     void adopt_running_sessions() { lifecycle_.adopt_running_sessions(); }
+    // Runs the preflight checks now, and starts the canary unless a pass
+    // from earlier in this boot stands, so that the first session after
+    // the helper's start (with the application, at boot) does not wait
+    // for them. Needs the bus name: on systemd < 257 the canary's launcher
+    // claims its spec from this helper. A failure is logged, never thrown:
+    // sessions are refused with it until a check passes.
+    void check_host_before_the_first_call();
 
     // Does what the bus events dispatched since the last call, and the
     // deadlines passed, ask for: answers starts, reports sessions whose

@@ -96,6 +96,7 @@ void serve(sdbus::IConnection& connection, nr::daemon::HelperService& service)
     const nr::sys::StopSignals stop({SIGTERM, SIGINT});
     const nr::sys::BusName name{nr::core::kBusName};
     connection.requestName(name);
+    service.check_host_before_the_first_call();
     const auto end = run_until_idle(connection, service, stop);
     service.stop_taking_work();
     connection.releaseName(name);

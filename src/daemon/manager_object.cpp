@@ -163,17 +163,7 @@ void ManagerObject::RunCanary(CanaryReply&& result, std::string run_as_user)
 
 void ManagerObject::start_canary(CanaryReply&& result, const std::string& run_as_user)
 {
-    auto name = run_as_user;
-    if (name.empty()) {
-        name = !config_.callers.run_as_users.empty() ? config_.callers.run_as_users.front()
-               : !config_.callers.users.empty()      ? config_.callers.users.front()
-                                                     : std::string("nobody");
-    }
-    const auto user = sys::lookup_user(name);
-    if (!user || user->uid == 0) {
-        fail(ErrorKind::InvalidArgument, "canary user " + name + " does not exist or is root");
-    }
-    gate_.start_canary(*user);
+    gate_.start_canary(resolve_canary_user(config_.callers, run_as_user));
     pipeline_.wait_for_verdict(std::move(result));
 }
 

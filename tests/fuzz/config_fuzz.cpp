@@ -135,7 +135,7 @@ void check_config(const Config& c)
     require(l.tasks_max <= (1U << 22U), "tasks_max is bounded");
     require(l.cpu_quota_percent <= 100000, "cpu_quota_percent is bounded");
     require(l.runtime_max_sec <= 365ULL * 24 * 3600, "runtime_max_sec is bounded");
-    require(c.idle_timeout_sec <= 86400, "idle_timeout_sec is bounded");
+    require(!c.idle_timeout_sec || *c.idle_timeout_sec <= 86400, "idle_timeout_sec is bounded");
 }
 
 std::string basename_of(const std::string& path)

@@ -110,6 +110,21 @@ TEST(ARootCaller, NeedsNoEntryInUsersOrGroups)
     EXPECT_EQ(decide_run_as_user(p, caller(0, "root"), "svc"), "svc");
 }
 
+TEST(TheCanary, RunsAsTheUserItIsAskedFor)
+{
+    EXPECT_EQ(canary_user_name(policy(), "bob"), "bob");
+}
+
+TEST(TheCanaryNamingNoUser, RunsAsTheFirstRunAsUserElseTheFirstCallerElseNobody)
+{
+    auto p = policy();
+    EXPECT_EQ(canary_user_name(p, ""), "svc");
+    p.run_as_users.clear();
+    EXPECT_EQ(canary_user_name(p, ""), "alice");
+    p.users.clear();
+    EXPECT_EQ(canary_user_name(p, ""), "nobody") << "a group is no user";
+}
+
 TEST(ManagingASession, IsAllowedForRootAndTheSessionsOwnUid)
 {
     EXPECT_TRUE(may_manage_session(0, 1000));

@@ -34,7 +34,7 @@ TEST(AMinimalConfig, IsAcceptedWithDocumentedDefaults)
     EXPECT_EQ(c.source, "cfg.yaml");
     EXPECT_EQ(c.data_dir, "/var/lib/nr");
     EXPECT_EQ(c.bwrap_path, "/usr/bin/bwrap");
-    EXPECT_EQ(c.idle_timeout_sec, 86400U);
+    EXPECT_EQ(c.idle_timeout_sec, std::nullopt);
     EXPECT_EQ(c.default_path, "/usr/local/bin:/usr/bin:/bin");
     EXPECT_THAT(c.callers.users, IsEmpty());
     EXPECT_THAT(c.callers.groups, IsEmpty());

@@ -87,7 +87,10 @@ Config parse_config(std::string_view yaml_text, std::string_view source)
             {"bwrap", r.assign(config.bwrap_path, &ConfigReader::absolute_path)},
             {"snapshot_dir", r.assign(config.snapshot_dir, &ConfigReader::absolute_path)},
             {"app_units", [&](const Node& n, const Key& k) { config.app_units = read_app_units(r, n, k); }},
-            {"idle_timeout_sec", r.assign(config.idle_timeout_sec, 86400)},
+            {"idle_timeout_sec",
+             [&](const Node& n, const Key& k) {
+                 config.idle_timeout_sec = static_cast<std::uint32_t>(r.unsigned_number(n, k, 86400));
+             }},
             {"path", r.assign(config.default_path, &ConfigReader::scalar)},
             {"callers",
              [&](const Node& n, const Key& k) {

@@ -83,9 +83,10 @@ struct Config {
     std::string source; // file name, for messages
     std::string data_dir;
     std::string bwrap_path = "/usr/bin/bwrap";
-    // A day: an idle helper costs no wakeup and little memory, an
-    // activation costs a launch about 280 ms (docs/configuration.md).
-    std::uint32_t idle_timeout_sec = 86400;
+    // Unset: the helper stays until it is stopped. Idle, it costs no
+    // wakeup and about 12 MiB; every activation after an idle exit costs
+    // the launch that triggers it about 280 ms (docs/configuration.md).
+    std::optional<std::uint32_t> idle_timeout_sec;
     std::string default_path = "/usr/local/bin:/usr/bin:/bin";
     CallerPolicy callers;
     std::vector<std::string> read_only_paths;

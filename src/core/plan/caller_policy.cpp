@@ -49,6 +49,20 @@ std::string decide_run_as_user(const CallerPolicy& policy, const CallerIdentity&
     return caller.user_name;
 }
 
+std::string canary_user_name(const CallerPolicy& policy, std::string_view requested)
+{
+    if (!requested.empty()) {
+        return std::string(requested);
+    }
+    if (!policy.run_as_users.empty()) {
+        return policy.run_as_users.front();
+    }
+    if (!policy.users.empty()) {
+        return policy.users.front();
+    }
+    return "nobody";
+}
+
 bool may_manage_session(uid_t caller_uid, uid_t session_uid)
 {
     return caller_uid == 0 || caller_uid == session_uid;

@@ -26,6 +26,12 @@ struct CallerIdentity {
 std::string decide_run_as_user(const CallerPolicy& policy, const CallerIdentity& caller,
                                std::string_view requested_run_as);
 
+// The user the preflight canary runs as: `requested` when named, else the
+// first of callers.run_as_users, else of callers.users, else "nobody". Any
+// user will do: the canary shows what the host and the launcher can do, and
+// its unit is planned like every session's.
+std::string canary_user_name(const CallerPolicy& policy, std::string_view requested);
+
 // Whether the caller may act on a session that runs as `session_uid`
 // (stop, inspect): root, or the same uid.
 bool may_manage_session(uid_t caller_uid, uid_t session_uid);
