@@ -121,6 +121,30 @@ rm -f "$out.mine" "$out.example"
 check "the packaged config is refused (exit 78, configuration invalid)" test "$status" = 78
 check "...naming the reason: no settings" grep -q 'no settings (the file is empty or only comments)' "$out"
 
+# The late drop-in wants the helper: started with the application, as at
+# boot, it runs its checks before any call, so the first session does not
+# wait for them.
+systemctl stop native-runtimed.service
+rm -f /var/lib/native-runtime/preflight-canary
+systemctl restart metis-worker.service
+check "the helper started with the application" systemctl is-active --quiet native-runtimed.service
+for _ in $(seq 600); do
+  test -e /var/lib/native-runtime/preflight-canary && break
+  sleep 0.1
+done
+check "...and passed its canary before any call" test -e /var/lib/native-runtime/preflight-canary
+# An upgrade (here the same package again) starts the running helper anew,
+# on the new binary, instead of leaving the next call to activate it.
+helper_before=$(systemctl show -P MainPID native-runtimed.service)
+set +e
+dpkg -i ./build-deb/native-runtime_*.deb >"$out" 2>&1
+status=$?
+set -e
+sed 's/^/  | /' "$out"
+check "the upgrade succeeds" test "$status" = 0
+check "...and the helper runs again, a new process" \
+  bash -c "systemctl is-active --quiet native-runtimed.service && test \"\$(systemctl show -P MainPID native-runtimed.service)\" != '$helper_before'"
+
 # What the application keeps in the snapshot dir, and a session still
 # running when the package goes: removal stops it with the helper.
 echo before >/var/lib/metis-snapshots/kept.snapshot

@@ -2,7 +2,9 @@
 // The preflight canary goes through the real launch path: a launcher that
 // cannot apply Landlock fails it (in `native-runtimectl preflight` and in
 // the helper's gate) with a message naming Landlock; and a passed canary is
-// kept for the boot, so a cold activation skips it until an input changes.
+// kept for the boot, so a cold activation skips it until an input changes;
+// a helper started with the application has run its checks before the
+// application's first call.
 
 #include "fixture.h"
 
@@ -11,9 +13,11 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace nr::itest;
 
@@ -180,4 +184,66 @@ TEST(APassedCanary, IsKeptForTheBootAndRunAgainWhenTheConfigChanges)
 
     std::ofstream(kConfig, std::ios::trunc) << saved_config;
     stop_helper_and_wait();
+}
+
+namespace {
+
+// An application unit that runs until stopped, with or without the late
+// drop-in (which wants the helper).
+class AnApplicationUnit : public ::testing::Test {
+protected:
+    const std::string unit = "nr-starts-helper-app.service";
+    const std::string file = "/etc/systemd/system/" + unit;
+
+    void SetUp() override
+    {
+        write_file(file, "[Unit]\nDescription=native-runtime test app\n[Service]\nExecStart=/bin/sleep 600\n");
+        ASSERT_EQ(run({"systemctl", "daemon-reload"}).status, 0);
+    }
+    void TearDown() override
+    {
+        run({"systemctl", "stop", unit});
+        run({kCtl, "uninstall-dropins", "--unit", unit});
+        std::remove(file.c_str());
+        run({"systemctl", "daemon-reload"});
+    }
+    // The app's start as at boot: no call to the helper is made.
+    void start_the_application_alone()
+    {
+        stop_helper_and_wait();
+        std::remove(kCache);
+        ASSERT_EQ(run({"systemctl", "start", unit}).status, 0);
+    }
+};
+
+} // namespace
+
+TEST_F(AnApplicationUnit, WithoutTheLateDropinLeavesTheHelperToActivation)
+{
+    start_the_application_alone();
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    EXPECT_EQ(unit_property("native-runtimed.service", "ActiveState"), "inactive");
+    EXPECT_FALSE(cache_file().exists);
+}
+
+TEST_F(AnApplicationUnit, WithTheLateDropinStartsTheHelperWhichPassesItsChecksBeforeTheFirstCall)
+{
+    const auto install = run({kCtl, "install-dropins", "--unit", unit});
+    ASSERT_EQ(install.status, 0) << install.out << install.err;
+    EXPECT_NE(unit_property(unit, "Wants").find("native-runtimed.service"), std::string::npos);
+    EXPECT_NE(unit_property(unit, "After").find("native-runtimed.service"), std::string::npos);
+    const auto started_before = canary_records("started");
+
+    start_the_application_alone();
+    EXPECT_EQ(unit_property("native-runtimed.service", "ActiveState"), "active")
+        << "ordered after the helper, the application starts once the helper has its bus name";
+    EXPECT_TRUE(eventually(60, [] { return cache_file().text.find("boot_id=") != std::string::npos; }))
+        << "no canary passed before any call: "
+        << run({"journalctl", "--no-pager", "-q", "-n", "30", "-u", "native-runtimed.service"}).out;
+    EXPECT_EQ(canary_records("started"), started_before + 1);
+
+    const auto ran = run(as_user(kWorker, ctl_run("heidi", "afterboot", "shell", {"sh", "-c", "echo ran"})));
+    EXPECT_EQ(ran.status, 0) << ran.err;
+    EXPECT_EQ(ran.out, "ran\n");
+    EXPECT_EQ(canary_records("started"), started_before + 1) << "the first session waited for no canary of its own";
 }

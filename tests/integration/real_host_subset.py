@@ -55,6 +55,10 @@ HOST_DEPENDENT = [
     # systemd stops a Type=dbus helper once it releases its name; a start
     # that reached it in that moment failed on the booted VMs only.
     "AStartThatReachesAnExitingHelper.IsRefusedUntouchedAndTheCliRunsItOnTheNextHelper",
+    # The application's Wants=/After= on the helper, as each release's
+    # systemd orders a Type=dbus unit; the helper's checks at its start.
+    "AnApplicationUnit.WithoutTheLateDropinLeavesTheHelperToActivation",
+    "AnApplicationUnit.WithTheLateDropinStartsTheHelperWhichPassesItsChecksBeforeTheFirstCall",
     # The session unit's own walls: namespaces, cgroup device policy and
     # seccomp as each release's systemd and kernel apply them, and the score
     # that release's systemd-analyze gives the unit.

@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fcntl.h>
 #include <sstream>
 #include <sys/types.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace nr::itest;
@@ -239,6 +241,27 @@ TEST(TheHelper, ExitsWhenIdleAndIsActivatedAgainByTheNextCall)
     EXPECT_EQ(second.out, "again\n");
     EXPECT_TRUE(eventually(10, [&] { return helper_activations() == activations + 1; }))
         << "the second call was served by a newly activated helper";
+}
+
+// The default: no idle_timeout_sec, and the helper that served a session is
+// still the one running several idle timeouts of the test configuration
+// later (TheHelper.ExitsWhenIdle... is the control: with 3 s it goes).
+TEST(TheHelperWithoutAnIdleTimeout, StaysAfterItsLastCall)
+{
+    const std::string helper = "native-runtimed.service";
+    auto text = HelperConfigForATest::current();
+    const std::string idle = "idle_timeout_sec: 3\n";
+    const auto at = text.find(idle);
+    ASSERT_NE(at, std::string::npos) << "the test configuration's idle_timeout_sec changed";
+    text.erase(at, idle.size());
+    const HelperConfigForATest config(text);
+    const auto ran = run(as_user(kWorker, ctl_run("alice", "resident", "shell", {"sh", "-c", "echo ran"})));
+    ASSERT_EQ(ran.status, 0) << ran.err;
+    const auto served_by = unit_property(helper, "MainPID");
+    ASSERT_NE(served_by, "0");
+    std::this_thread::sleep_for(std::chrono::seconds(12));
+    EXPECT_EQ(unit_property(helper, "ActiveState"), "active");
+    EXPECT_EQ(unit_property(helper, "MainPID"), served_by);
 }
 
 // systemd stops a Type=dbus helper as soon as it gives up its bus name, so
