@@ -43,6 +43,15 @@ CTL = "/usr/bin/native-runtimectl"
 USER = "nrbench"
 WORKER_GROUP = "native-runtime"
 HELPER_UNIT = "native-runtimed.service"
+# The helper's preflight canary: its unit (core::kCanaryUnit in
+# src/core/plan/session_plan.h) and its per-boot record of a pass
+# (src/sys/preflight/canary_cache.h), stale at every real boot.
+CANARY_UNITS = "native-runtime-preflight*"
+CANARY_PASS = "/var/lib/native-runtime/preflight-canary"
+# Bounds the wait for the helper's start-up checks in the "boot" variant.
+STARTUP_CHECKS_LIMIT = 60.0
+STARTUP_POLL = 0.05
+STARTUP_REST = 0.5
 OWNERS = ("bencha", "benchb")
 BASE_OWNER = "benchbase"
 BASE_CHAT = "base"
@@ -298,6 +307,51 @@ def stop_helper():
     sh(["systemctl", "stop", HELPER_UNIT], check=False)
 
 
+def canary_units():
+    """The helper's canary units systemd has loaded, or None when systemctl
+    cannot tell."""
+    r = sh(["systemctl", "list-units", "--all", "--plain", "--no-legend", CANARY_UNITS], check=False)
+    if r.returncode != 0:
+        return None
+    return [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
+
+
+def start_helper_as_at_boot():
+    """The untimed preparation of the "boot" variant: what a boot does before
+    the first launch with the default settings. The helper is stopped, its
+    canary pass forgotten (a real boot makes it stale: the record holds the
+    boot id), then started by systemctl, as the Wants= of the application's
+    units starts it at boot. Then it is left to finish its start-up checks:
+    until no canary unit is loaded (polled every 50 ms, at most 60 s), then
+    0.5 s of rest; a canary that starts during the rest is waited for too.
+    Returns (None, whether the pass was on record before the launch) or
+    (an error, None)."""
+    stop_helper()
+    try:
+        os.unlink(CANARY_PASS)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        return f"cannot remove the canary pass {CANARY_PASS}: {e}", None
+    r = sh(["systemctl", "start", HELPER_UNIT], check=False)
+    if r.returncode != 0:
+        return f"systemctl start {HELPER_UNIT}: exit {r.returncode}: {r.stderr.strip()[-300:]}", None
+    deadline = time.monotonic() + STARTUP_CHECKS_LIMIT
+    while True:
+        units = canary_units()
+        if units is None:
+            return f"systemctl list-units {CANARY_UNITS} failed", None
+        if not units:
+            time.sleep(STARTUP_REST)
+            if canary_units() == []:
+                return None, os.path.exists(CANARY_PASS)
+            continue
+        if time.monotonic() > deadline:
+            return (f"the helper's start-up checks did not finish within {STARTUP_CHECKS_LIMIT:.0f} s "
+                    f"(still loaded: {', '.join(units)})"), None
+        time.sleep(STARTUP_POLL)
+
+
 def ensure_helper(v):
     if helper_pid() is None:
         _, rc, _, err = v.worker.run(v.ctl(OWNERS[0], v.next_chat("up"), "noop", ["true"]))
@@ -482,14 +536,20 @@ def cpu_phase(v, launches, rng, failures):
     return per
 
 
-def latency_phase(v, rounds, rng, failures):
+# The variants of the launch-latency scenario (the peer's, srt, is added
+# when it can run), with the prefix of their chat names.
+LATENCY_VARIANTS = {"A": "A", "B": "B", "warm": "w", "boot": "boot", "cold": "c"}
+
+
+def latency_phase(v, rounds, rng, failures, notes=None):
     """Interleaved rounds: in every round each variant runs each workload once,
     in shuffled order. Returns {workload: {variant: [seconds...]}} and the
     failure counts."""
-    variants = ["A", "B", "warm", "cold"] + (["srt"] if v.srt["ok"] else [])
+    variants = list(LATENCY_VARIANTS) + (["srt"] if v.srt["ok"] else [])
     samples = {wl: {var: [] for var in variants} for wl in WORKLOADS}
     fails = {wl: {var: 0 for var in variants} for wl in WORKLOADS}
     srt_cwd = v.srt.get("cwd", "/")
+    boot_passed = []
     for r in range(rounds):
         order = [(wl, var) for wl in WORKLOADS for var in variants]
         rng.shuffle(order)
@@ -502,7 +562,14 @@ def latency_phase(v, rounds, rng, failures):
                     ensure_helper(v)
                 elif var == "cold":
                     stop_helper()
-                argv, runner = v.workload(var, wl, OWNERS[0], v.next_chat(var[0]))
+                elif var == "boot":
+                    error, passed = start_helper_as_at_boot()
+                    if error:
+                        fails[wl][var] += 1
+                        failures.append(f"{wl}/{var} round {r + 1}: not launched: {error}")
+                        continue
+                    boot_passed.append(passed)
+                argv, runner = v.workload(var, wl, OWNERS[0], v.next_chat(LATENCY_VARIANTS[var]))
                 t, rc, out, err = runner.run(argv)
             if rc != 0 or out.strip() != expect:
                 fails[wl][var] += 1
@@ -510,6 +577,15 @@ def latency_phase(v, rounds, rng, failures):
                                 f"stderr {err.strip()[-300:]!r}")
             else:
                 samples[wl][var].append(t)
+    if notes is not None:
+        ran = sum(1 for x in boot_passed if x)
+        notes.append(f"boot: before each timed launch (untimed) `systemctl stop {HELPER_UNIT}`, its canary pass "
+                     f"{CANARY_PASS} removed (a real boot makes it stale), `systemctl start {HELPER_UNIT}` (what the "
+                     "application units' Wants= does at boot), then a wait until no canary unit "
+                     f"({CANARY_UNITS}) is loaded, then {STARTUP_REST} s of rest (a canary that starts in it is waited "
+                     f"for too). In {ran} of {len(boot_passed)} "
+                     "prepared launches the helper had passed its canary at start before the launch; in the "
+                     f"other {len(boot_passed) - ran} the launch ran the canary and its time is in the figure.")
     return samples, fails
 
 
@@ -935,8 +1011,8 @@ def main():
     progress(f"held sessions: {held_count} held, {held_launch_count} launches per variant and state")
     held = held_phase(v, held_count, held_launch_count, rng, failures)
     progress(f"launch latency: {rounds} rounds of {len(WORKLOADS)} workloads x "
-             f"{5 if v.srt['ok'] else 4} variants, interleaved")
-    samples, fails = latency_phase(v, rounds, rng, failures)
+             f"{len(LATENCY_VARIANTS) + (1 if v.srt['ok'] else 0)} variants, interleaved")
+    samples, fails = latency_phase(v, rounds, rng, failures, notes)
     progress(f"CPU per launch: {cpu_launches} sequential launches of each variant")
     cpu = cpu_phase(v, cpu_launches, rng, failures)
     progress(f"{bursts} burst(s) of {size} concurrent launches, native-runtime and baseline B")

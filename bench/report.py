@@ -10,10 +10,13 @@ VARIANT_NAMES = {
     "A": "A: bare bwrap (same mounts, no seccomp)",
     "B": "B: systemd-run --wait --pipe + same bwrap",
     "warm": "native-runtimectl run, warm helper",
-    "cold": "native-runtimectl run, cold (bus activation)",
+    "boot": "native-runtimectl run, first after the helper's start (as at boot)",
+    "cold": "native-runtimectl run, cold (bus activation, only with idle_timeout_sec set)",
     "srt": "peer: srt (sandbox-runtime)",
 }
 BASELINE_B = "B: systemd-run + the same bwrap, same run"
+# The rows of the launch-latency tables, in this order.
+LATENCY_ROWS = ("A", "B", "warm", "boot", "cold", "srt")
 
 
 # ---------------------------------------------------------------- stats
@@ -62,7 +65,7 @@ def latency_results(samples, fails, rounds, titles):
         mb = median(samples[wl]["B"]) if samples[wl]["B"] else None
         ma = median(samples[wl]["A"]) if samples[wl]["A"] else None
         variants = {}
-        for var in ("A", "B", "warm", "cold", "srt"):
+        for var in LATENCY_ROWS:
             if var not in samples[wl]:
                 variants[var] = {"label": VARIANT_NAMES[var], "measured": False}
                 continue
@@ -384,8 +387,11 @@ def targets(r):
                       *vs(t_true["warm"].get("median_ms"), t_true["B"].get("median_ms"), 1.0)))
     out.append(target("warm launch median <= 1.0x B (`sh -c`)", BASELINE_B,
                       *vs(t_script["warm"].get("median_ms"), t_script["B"].get("median_ms"), 1.0)))
-    out.append(target("cold launch median <= 1.3x B (`/bin/true`)", BASELINE_B,
-                      *vs(t_true["cold"].get("median_ms"), t_true["B"].get("median_ms"), 1.3)))
+    out.append(target("first launch after boot, default settings (helper started with the application) "
+                      "median <= 1.3x B (`/bin/true`)", BASELINE_B,
+                      *vs(t_true["boot"].get("median_ms"), t_true["B"].get("median_ms"), 1.3)))
+    out.append(target("cold launch by bus activation (idle_timeout_sec set) median <= 1.3x B (`/bin/true`)",
+                      BASELINE_B, *vs(t_true["cold"].get("median_ms"), t_true["B"].get("median_ms"), 1.3)))
     srt_m, warm_m = t_true["srt"].get("median_ms"), t_true["warm"].get("median_ms")
     out.append(target(">= 10x faster than the peer (`/bin/true`)", "peer: srt, same run",
                       f"srt/warm {fmt(ratio(srt_m, warm_m), 1)}" if t_true["srt"]["measured"] else "srt not measured",
