@@ -4,8 +4,9 @@
 
 The CPU profile (bench/profile.py) says which process burns what; it cannot
 say what a launch waits for. This records, around sequential launches of
-native-runtime, warm ("nr") and cold ("cold": the helper stopped before, so
-the launch activates it), and of baseline B, interleaved in shuffled order,
+native-runtime, warm ("nr"), cold ("cold": the helper stopped before, so
+the launch activates it) and first after the helper's start ("boot": started
+by systemctl and left to finish its checks, as at boot), and of baseline B, interleaved in shuffled order,
 the moments every process
 of the harness is exec'd and exits (perf's sched tracepoints) and every
 D-Bus message (busctl monitor), on one clock (CLOCK_MONOTONIC), and prints
@@ -171,7 +172,7 @@ def main():
     with open(bus_log, "w", encoding="utf-8") as log:
         monitor = subprocess.Popen(["busctl", "monitor", "--json=short"], stdout=log, stderr=subprocess.DEVNULL)
         time.sleep(1.0)
-        windows = {"nr": [], "cold": [], "B": []}
+        windows = {"nr": [], "cold": [], "boot": [], "B": []}
         for i in range(args.launches):
             order = list(windows)
             rng.shuffle(order)
@@ -180,7 +181,12 @@ def main():
                     inside.stop_helper()
                 elif var == "nr":
                     inside.ensure_helper(v)
-                if var in ("nr", "cold"):
+                elif var == "boot":
+                    error, _ = inside.start_helper_as_at_boot()
+                    if error:
+                        failures.append(f"boot: not launched: {error}")
+                        continue
+                if var in ("nr", "cold", "boot"):
                     argv, runner = v.ctl(inside.OWNERS[0], v.next_chat("tl"), "noop", ["true"]), worker
                 else:
                     argv, runner = v.systemd_run("noop", ["true"]), v.root
