@@ -49,6 +49,10 @@ void HelperService::check_host_before_the_first_call()
     } catch (const sdbus::Error& e) {
         sys::write_log(core::log_record(core::LogEvent::HelperTrouble,
                                         "the checks at start did not run: " + e.getName() + ": " + e.getMessage()));
+    } catch (const std::exception& e) {
+        // The first call runs them again; the helper still serves.
+        sys::write_log(core::log_record(core::LogEvent::HelperTrouble,
+                                        std::string("the checks at start did not run: ") + e.what()));
     }
 }
 
