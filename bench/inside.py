@@ -379,6 +379,21 @@ def status_kib(pid, field):
     return gateway_rows.proc_kib(f"/proc/{pid}/status", field)
 
 
+def context_switches(pid):
+    """Voluntary and involuntary context switches of every thread of pid:
+    each is a wake-up of a thread that had been sleeping or was preempted."""
+    total = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/status", encoding="ascii") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        total += int(line.split()[1])
+    except OSError:
+        return None
+    return total
+
+
 def cpu_ns(pid):
     """On-CPU time of every thread of pid, in ns (schedstat)."""
     total = 0
@@ -904,12 +919,23 @@ def prepare_without_peer(failures):
     return v
 
 
-def measure_idle_helper(v):
-    """A fresh helper after one launch, left alone for a second."""
+def measure_idle_helper(v, window_s):
+    """A fresh helper after one launch, left alone for a second: its RSS,
+    then what staying costs it over `window_s` more seconds of nothing
+    (wake-ups and CPU), which is what a resident helper pays instead of
+    an activation per cold launch."""
     stop_helper()
     pid = ensure_helper(v)
     time.sleep(1.0)
-    return {"rss": status_kib(pid, "VmRSS"), "anon": status_kib(pid, "RssAnon"), "file": status_kib(pid, "RssFile")}
+    out = {"rss": status_kib(pid, "VmRSS"), "anon": status_kib(pid, "RssAnon"), "file": status_kib(pid, "RssFile")}
+    switches, cpu = context_switches(pid), cpu_ns(pid)
+    time.sleep(window_s)
+    switches_after, cpu_after = context_switches(pid), cpu_ns(pid)
+    if helper_pid() != pid or None in (switches, cpu, switches_after, cpu_after):
+        out.update(window_s=window_s, wakeups=None, cpu_ns=None)
+    else:
+        out.update(window_s=window_s, wakeups=switches_after - switches, cpu_ns=cpu_after - cpu)
+    return out
 
 
 GATEWAY_NOTE = (
@@ -1003,7 +1029,7 @@ def main():
 
     progress("setting up users, the peer and the baselines")
     v = prepare(args, notes, failures)
-    idle = measure_idle_helper(v)
+    idle = measure_idle_helper(v, 5 if smoke else 30)
     hostnamed_kib = hostnamed_rss()
 
     t_start = time.monotonic()

@@ -121,6 +121,10 @@ def helper_results(idle, cpu, helper, hostnamed_kib):
     return {"rss_idle_mib": num(mib(idle["rss"])), "rss_idle_anon_mib": num(mib(idle["anon"])),
             "rss_idle_file_mib": num(mib(idle["file"])), "rss_peak_burst_mib": num(mib(peak_kib)),
             "hostnamed_rss_mib": num(mib(hostnamed_kib)),
+            "idle_window_s": idle["window_s"],
+            "idle_wakeups_per_min": num(idle["wakeups"] * 60 / idle["window_s"] if idle["wakeups"] is not None else None),
+            "idle_cpu_ms_per_min": num(idle["cpu_ns"] / 1e6 * 60 / idle["window_s"]
+                                       if idle["cpu_ns"] is not None else None),
             "cpu_per_launch_sequential_ms": num(cm("nr", "helper")),
             "cpu_per_launch_burst_ms": num(burst_cpu),
             "pid1_cpu_per_launch_nr_ms": num(cm("nr", "pid1")),
@@ -480,6 +484,9 @@ def render(r):
                     for x in b["variants"].values()]))
     h = r["helper"]
     hn = h["hostnamed_rss_mib"]
+    lt = r["latency"]["workloads"]["true"]["variants"]
+    activation_ms = (lt["cold"]["median_ms"] - lt["warm"]["median_ms"]
+                     if lt["cold"].get("median_ms") is not None and lt["warm"].get("median_ms") is not None else None)
     p1b = h["pid1_cpu_per_launch_B_ms"]
     p.append("## Helper (native-runtimed)")
     p.append(table(["measure", "value", "baseline", "baseline value", "ratio"], [
@@ -487,6 +494,9 @@ def render(r):
          fmt(ratio(h["rss_idle_mib"], hn), 2)],
         ["RSS idle: anon / file-backed, MiB", f"{fmt(h['rss_idle_anon_mib'], 2)} / {fmt(h['rss_idle_file_mib'], 2)}",
          "", "", ""],
+        [f"staying idle ({h['idle_window_s']} s measured): wake-ups per minute / CPU ms per minute",
+         f"{fmt(h['idle_wakeups_per_min'], 1)} / {fmt(h['idle_cpu_ms_per_min'], 2)}",
+         "an activation instead: cold minus warm launch median, ms (`/bin/true`)", fmt(activation_ms), ""],
         [f"RSS peak under {b['size']} sessions, MiB", fmt(h["rss_peak_burst_mib"], 2), "systemd-hostnamed RSS idle",
          fmt(hn, 2), fmt(ratio(h["rss_peak_burst_mib"], hn), 2)],
         ["CPU per launch, sequential, ms", fmt(h["cpu_per_launch_sequential_ms"], 2), "PID 1 CPU per systemd-run launch",
