@@ -202,6 +202,20 @@ int helper_activations()
     return static_cast<int>(std::count(listed.out.begin(), listed.out.end(), '\n'));
 }
 
+// The test configuration with its idle_timeout_sec line (3 s) replaced by
+// `line` ("" takes the key out).
+std::string config_with_idle_timeout_line(const std::string& line)
+{
+    auto text = HelperConfigForATest::current();
+    const std::string idle = "idle_timeout_sec: 3\n";
+    const auto at = text.find(idle);
+    EXPECT_NE(at, std::string::npos) << "the test configuration's idle_timeout_sec changed";
+    if (at != std::string::npos) {
+        text.replace(at, idle.size(), line);
+    }
+    return text;
+}
+
 // Whether a stream socket of process PID has at least `bytes` waiting to
 // be read (ss's Recv-Q): how the test knows a call reached a stopped
 // helper. Its sockets are in its own network namespace (PrivateNetwork=yes).
@@ -249,12 +263,7 @@ TEST(TheHelper, ExitsWhenIdleAndIsActivatedAgainByTheNextCall)
 TEST(TheHelperWithoutAnIdleTimeout, StaysAfterItsLastCall)
 {
     const std::string helper = "native-runtimed.service";
-    auto text = HelperConfigForATest::current();
-    const std::string idle = "idle_timeout_sec: 3\n";
-    const auto at = text.find(idle);
-    ASSERT_NE(at, std::string::npos) << "the test configuration's idle_timeout_sec changed";
-    text.erase(at, idle.size());
-    const HelperConfigForATest config(text);
+    const HelperConfigForATest config(config_with_idle_timeout_line(""));
     const auto ran = run(as_user(kWorker, ctl_run("alice", "resident", "shell", {"sh", "-c", "echo ran"})));
     ASSERT_EQ(ran.status, 0) << ran.err;
     const auto served_by = unit_property(helper, "MainPID");
@@ -273,13 +282,8 @@ TEST(TheHelperWithoutAnIdleTimeout, StaysAfterItsLastCall)
 TEST(AStartThatReachesAnExitingHelper, IsRefusedUntouchedAndTheCliRunsItOnTheNextHelper)
 {
     const std::string helper = "native-runtimed.service";
-    auto text = HelperConfigForATest::current();
-    const std::string idle = "idle_timeout_sec: 3\n";
-    const auto at = text.find(idle);
-    ASSERT_NE(at, std::string::npos) << "the test configuration's idle_timeout_sec changed";
     // Long enough that the helper cannot go idle by itself meanwhile.
-    text.replace(at, idle.size(), "idle_timeout_sec: 600\n");
-    const HelperConfigForATest config(text);
+    const HelperConfigForATest config(config_with_idle_timeout_line("idle_timeout_sec: 600\n"));
     ASSERT_EQ(run({"busctl", "--system", "get-property", "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1",
                    "org.metis.NativeRuntime1.Manager", "Version"})
                   .status,
