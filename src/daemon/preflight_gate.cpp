@@ -143,6 +143,7 @@ void PreflightGate::start_canary_unit(const core::UnitProperties& properties, co
     // systemd collects the previous canary (ours, or one of an earlier
     // helper instance) asynchronously after its Unref: wait for the name.
     const auto busy_deadline = std::chrono::steady_clock::now() + kCanaryBusyLimit;
+    bool stopped_leftover = false;
     for (;;) {
         try {
             systemd_.start_transient(core::kCanaryUnit, properties, descriptors);
@@ -152,7 +153,38 @@ void PreflightGate::start_canary_unit(const core::UnitProperties& properties, co
                 throw;
             }
         }
+        if (!stopped_leftover) {
+            stop_leftover_canary();
+            stopped_leftover = true;
+        }
         std::this_thread::sleep_for(kBusyPollInterval);
+    }
+}
+
+void PreflightGate::stop_leftover_canary()
+{
+    // No canary of this instance runs (start_canary checks), so one still
+    // running was started by an earlier helper that exited during it. On
+    // systemd < 257 its launcher may wait for a Claim that only this
+    // helper, blocked in this wait, could answer: it is stopped, not
+    // waited for. One that has ended only waits to be collected.
+    try {
+        const auto path = systemd_.unit_path(core::kCanaryUnit);
+        if (!path) {
+            return;
+        }
+        const auto state = systemd_.unit_property(*path, sys::kUnitInterface, "ActiveState").get<std::string>();
+        if (state == "inactive" || state == "failed") {
+            return;
+        }
+        systemd_.stop(core::kCanaryUnit);
+        log_canary(std::string("preflight canary: stopped ") + core::kCanaryUnit +
+                       ", left running by an earlier helper instance",
+                   "stopped-leftover");
+    } catch (const core::Error&) {
+        // Gone meanwhile: the name is free or about to be.
+    } catch (const sdbus::Error&) {
+        // Collected between the lookup and the read: the same.
     }
 }
 

@@ -69,6 +69,8 @@ private:
     // StartTransientUnit of the canary, waiting (bounded) while systemd
     // still holds the previous one's name.
     void start_canary_unit(const core::UnitProperties& properties, const sys::UnitDescriptors& descriptors);
+    // Stops a canary an earlier helper instance left running.
+    void stop_leftover_canary();
     // The canary's spec over its helper channel (systemd >= 257).
     void send_canary_spec(const std::string& token, int helper_end);
     core::CheckResult finish(const core::CanaryOutcome& outcome, const std::string& record);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -246,4 +247,33 @@ TEST_F(AnApplicationUnit, WithTheLateDropinStartsTheHelperWhichPassesItsChecksBe
     EXPECT_EQ(ran.status, 0) << ran.err;
     EXPECT_EQ(ran.out, "ran\n");
     EXPECT_EQ(canary_records("started"), started_before + 1) << "the first session waited for no canary of its own";
+}
+
+// A helper that exits while the canary it ran at start is still waiting
+// for its spec leaves that canary running; on systemd < 257 its launcher
+// then waits for a Claim that only the next helper could answer, while
+// that helper waited for the canary's name. The next helper stops it.
+TEST(ACanaryLeftRunningByAHelperThatExited, IsStoppedByTheNextHelperWhoseFirstSessionRuns)
+{
+    const std::string canary = "native-runtime-preflight.service";
+    stop_helper_and_wait();
+    std::remove(kCache);
+    // The helper starts its canary before it answers its first call.
+    ASSERT_EQ(run({"busctl", "--system", "get-property", "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1",
+                   "org.metis.NativeRuntime1.Manager", "Version"})
+                  .status,
+              0);
+    const auto first = unit_property("native-runtimed.service", "MainPID");
+    const auto pid = static_cast<pid_t>(std::stol(first));
+    ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+    const auto state = unit_property(canary, "ActiveState");
+    EXPECT_TRUE(state == "active" || state == "activating")
+        << "control: the first helper's canary is still running, it is " << state;
+    ASSERT_EQ(::kill(pid, SIGKILL), 0);
+    ASSERT_TRUE(eventually(10, [&] { return unit_property("native-runtimed.service", "MainPID") != first; }));
+
+    const auto ran = run(as_user(kWorker, ctl_run("heidi", "leftover", "shell", {"sh", "-c", "echo ran"})));
+    EXPECT_EQ(ran.status, 0) << ran.err;
+    EXPECT_EQ(ran.out, "ran\n");
+    EXPECT_TRUE(cache_file().exists) << "the next helper's own canary passed";
 }
