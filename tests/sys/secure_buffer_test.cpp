@@ -7,6 +7,7 @@
 
 #include "gateway/secure_buffer.h"
 
+#include "temp_tree.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
