@@ -7,6 +7,7 @@
 #include "sys/base/exec_setup.h"
 #include "sys/base/fd_passing.h"
 #include "sys/base/journal_writer.h"
+#include "sys/base/orphan_reaping.h"
 #include "sys/base/sealed_memfd.h"
 #include "sys/seccomp/seccomp_notify.h"
 
@@ -136,6 +137,9 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
     }
     sys::UniqueFd ours(channel[0]);
     sys::UniqueFd theirs(channel[1]);
+    // Before the fork: whatever bwrap leaves behind when it dies early is
+    // this process's (and the supervisor's) to kill (sys/base/orphan_reaping.h).
+    sys::adopt_orphaned_descendants();
     const auto deferred = stop_signals();
     sigset_t original;
     sigprocmask(SIG_BLOCK, &deferred, &original);
@@ -166,6 +170,7 @@ void run_supervised(std::optional<sys::AdmissionTicket> turn, std::vector<std::s
         kill(child, SIGKILL);
         while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
         }
+        sys::kill_adopted_orphans();
         turn.reset(); // removes the ticket file; the lock goes with it
         report_failure(std::string("LaunchFailed: cannot start the session's supervisor: ") + e.what());
     }

@@ -8,6 +8,7 @@
 #include "sys/base/admission_turn.h"
 #include "sys/base/journal_writer.h"
 #include "sys/base/notify_responder.h"
+#include "sys/base/orphan_reaping.h"
 #include "sys/base/output_watch.h"
 
 #include <sys/syscall.h>
@@ -54,6 +55,7 @@ void say(std::string_view message)
 
 [[noreturn]] void end_like(int status)
 {
+    sys::kill_adopted_orphans();
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         (void)std::signal(sig, SIG_DFL);
@@ -142,6 +144,7 @@ sys::ChildEnd serve_until_exit(const core::SupervisorArgs& args)
 
 void fail_session(std::string_view message)
 {
+    sys::kill_adopted_orphans();
     say(message);
     sys::write_last_log(core::log_record(core::LogEvent::LaunchFailed, "launch failed: " + std::string(message)));
     _exit(core::kExitLaunchFailed);
