@@ -442,7 +442,8 @@ TEST_F(AnUnstartableSupervisor, StopsTheSandboxAndFailsTheSessionWith125AndAJour
                                    return contains(records, "cannot start the session's supervisor");
                                }))
             << chat << ": " << records
-            << run({"journalctl", "--no-pager", "-o", "verbose", "-n", "2", "MESSAGE_ID=b11e73c3c20f49f1a6e8e1087bf52d9b"})
+            << run({"journalctl", "--no-pager", "-o", "verbose", "-n", "2",
+                    "MESSAGE_ID=b11e73c3c20f49f1a6e8e1087bf52d9b"})
                    .out;
     }
 }
