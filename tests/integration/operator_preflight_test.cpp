@@ -189,6 +189,38 @@ TEST(TheHelpersOwnDropin, IsWrittenByInstallDropinsAndReadBackByPreflight)
     EXPECT_NE(gone.out.find("FAIL helper-dropin:"), std::string::npos) << gone.out;
 }
 
+// Its sessions are as isolated as before; only the helper's start with the
+// application is missing, so preflight warns and passes.
+TEST(ADropinWrittenByAnEarlierVersion, PassesPreflightWithAWarningUntilInstallDropinsRewritesIt)
+{
+    const auto unit = app_with_dropin();
+    const auto path = "/etc/systemd/system/" + unit + ".d/zz-native-runtime.conf";
+    const auto current = read_file(path);
+    ASSERT_NE(current.find("\nWants=native-runtimed.service\nAfter=native-runtimed.service\n"), std::string::npos)
+        << current;
+    auto earlier = current;
+    for (const std::string line : {"Wants=native-runtimed.service\n", "After=native-runtimed.service\n"}) {
+        earlier.erase(earlier.find(line), line.size());
+    }
+    write_file(path, earlier);
+    ASSERT_EQ(run({"systemctl", "daemon-reload"}).status, 0);
+
+    const auto outcome = run({kCtl, "preflight", "--unit", unit});
+    EXPECT_EQ(outcome.status, 0) << "a warning fails nothing\n" << outcome.out << outcome.err;
+    EXPECT_NE(outcome.out.find("WARN dropins: late drop-in in effect on " + unit + ", but " + unit +
+                               " neither wants nor starts after native-runtimed.service"),
+              std::string::npos)
+        << outcome.out;
+    EXPECT_NE(outcome.out.find("native-runtimectl install-dropins rewrites it"), std::string::npos) << outcome.out;
+
+    ASSERT_EQ(run({kCtl, "install-dropins", "--unit", unit}).status, 0);
+    const auto rewritten = run({kCtl, "preflight", "--unit", unit});
+    EXPECT_NE(rewritten.out.find("PASS dropins: late drop-in in effect on " + unit + "\n"), std::string::npos)
+        << "control: the rewritten drop-in carries the lines\n"
+        << rewritten.out;
+    EXPECT_EQ(run({kCtl, "uninstall-dropins", "--unit", unit}).status, 0);
+}
+
 TEST(PreflightWithoutTheDropin, FailsNamingTheDropinCheck)
 {
     const std::string unit = "nr-preflight-bare.service";

@@ -192,3 +192,18 @@ TEST(ADropinValueWithWhitespace, IsRefusedRatherThanSplitIntoTwoPaths)
     const DropinValues values{"", "native-runtime", "/var/lib/my app"};
     NR_EXPECT_REFUSED(error, ErrorKind::ConfigInvalid, render_dropin("ReadWritePaths=@DATA_DIR@\n", values, false));
 }
+
+TEST(AUnitThatWantsTheHelperAndStartsAfterIt, StartsAfterTheHelper)
+{
+    EXPECT_TRUE(starts_after_the_helper({"sysinit.target", "native-runtimed.service"},
+                                        {"basic.target", "native-runtimed.service", "sysinit.target"}));
+}
+
+TEST(AUnitMissingEitherLine, DoesNotStartAfterTheHelper)
+{
+    EXPECT_FALSE(starts_after_the_helper({"native-runtimed.service"}, {"basic.target"})) << "wanted, not ordered";
+    EXPECT_FALSE(starts_after_the_helper({}, {"native-runtimed.service"})) << "ordered, not wanted";
+    EXPECT_FALSE(starts_after_the_helper({}, {}));
+    EXPECT_FALSE(starts_after_the_helper({"native-runtimed-other.service"}, {"native-runtimed.service.d"}))
+        << "only the helper's own name counts";
+}

@@ -203,6 +203,27 @@ TEST(FirstFailure, IsTheFirstCheckThatFailed)
     EXPECT_FALSE(first_failure({{"a", true, "", ""}}).has_value());
 }
 
+TEST(TheDropinCheck, FailsNamingTheUnitsWhoseDropinIsNotInEffect)
+{
+    EXPECT_TRUE(judge_dropins({"app.service"}, {}, {}).passed);
+    EXPECT_FALSE(judge_dropins({"app.service"}, {}, {}).warning);
+    const auto failed = judge_dropins({"app.service"}, {"app.service: ProcSubset is pid"}, {"app.service"});
+    EXPECT_FALSE(failed.passed) << "a setting not in effect fails, whatever else";
+    EXPECT_NE(failed.detail.find("app.service: ProcSubset is pid"), std::string::npos);
+    EXPECT_FALSE(judge_dropins({}, {}, {}).passed) << "no units configured";
+}
+
+TEST(TheDropinCheck, WarnsAboutUnitsThatDoNotStartTheHelper)
+{
+    const auto outcome = judge_dropins({"app.service", "worker.service"}, {}, {"worker.service"});
+    EXPECT_TRUE(outcome.passed) << "the sessions' isolation does not depend on it";
+    EXPECT_TRUE(outcome.warning);
+    EXPECT_NE(outcome.detail.find("but worker.service neither wants nor starts after native-runtimed.service"),
+              std::string::npos)
+        << outcome.detail;
+    EXPECT_NE(outcome.hint.find("native-runtimectl install-dropins rewrites it"), std::string::npos) << outcome.hint;
+}
+
 TEST(TheHelperDropinCheck, PassesWithoutProblemsAndFailsNamingThem)
 {
     EXPECT_TRUE(judge_helper_dropin({}).passed);

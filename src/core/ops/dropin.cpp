@@ -212,4 +212,12 @@ std::vector<Conflict> find_conflicts(const std::vector<ExpectedSetting>& expecte
     return conflicts;
 }
 
+bool starts_after_the_helper(const std::vector<std::string>& wants, const std::vector<std::string>& after)
+{
+    const auto names_helper = [](const std::vector<std::string>& units) {
+        return std::find(units.begin(), units.end(), kHelperUnit) != units.end();
+    };
+    return names_helper(wants) && names_helper(after);
+}
+
 } // namespace nr::core

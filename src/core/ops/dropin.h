@@ -90,6 +90,10 @@ std::vector<Conflict> find_conflicts(const std::vector<ExpectedSetting>& expecte
                                      const std::vector<DropinFile>& drop_ins, const std::string& ours,
                                      const std::string& fragment);
 
+// True when a unit whose Wants= and After= systemd reports as these starts
+// the helper before itself, as the drop-in's [Unit] lines make it.
+bool starts_after_the_helper(const std::vector<std::string>& wants, const std::vector<std::string>& after);
+
 // True when `text` assigns `key` (including an empty, resetting assignment)
 // in a [Service] section.
 bool assigns_key(std::string_view text, std::string_view key);

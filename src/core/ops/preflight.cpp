@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/preflight.h"
 
+#include "core/base/unit_name.h"
 #include "core/launch/spec_delivery.h"
 
 #include <algorithm>
@@ -391,7 +392,8 @@ CheckResult judge_snapshot_dir(const std::string& configured, const PathFacts& f
     return pass(kCheckSnapshotDir, configured + " is root's, 2770 with group " + group_name);
 }
 
-CheckResult judge_dropins(const std::vector<std::string>& units, const std::vector<std::string>& problems)
+CheckResult judge_dropins(const std::vector<std::string>& units, const std::vector<std::string>& problems,
+                          const std::vector<std::string>& without_helper)
 {
     if (units.empty()) {
         return failed(kCheckDropins, "no application units configured",
@@ -407,6 +409,20 @@ CheckResult judge_dropins(const std::vector<std::string>& units, const std::vect
     std::string list;
     for (const auto& unit : units) {
         list += (list.empty() ? "" : ", ") + unit;
+    }
+    if (!without_helper.empty()) {
+        std::string lagging;
+        for (const auto& unit : without_helper) {
+            lagging += (lagging.empty() ? "" : ", ") + unit;
+        }
+        return {kCheckDropins, true,
+                "late drop-in in effect on " + list + ", but " + lagging + " neither want" +
+                    (without_helper.size() == 1 ? "s" : "") + " nor start" + (without_helper.size() == 1 ? "s" : "") +
+                    " after " + std::string(kHelperUnit) +
+                    ": the helper starts on the first call instead, and that call waits for its checks",
+                "a drop-in written by an earlier native-runtime lacks those lines: native-runtimectl "
+                "install-dropins rewrites it",
+                true};
     }
     return pass(kCheckDropins, "late drop-in in effect on " + list);
 }

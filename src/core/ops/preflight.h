@@ -151,8 +151,13 @@ CheckResult judge_immutable(const std::vector<std::vector<PathFacts>>& chains,
 CheckResult judge_snapshot_dir(const std::string& configured, const PathFacts& facts, const std::optional<gid_t>& group,
                                const std::string& group_name);
 
-// One line per unit that is not in effect; empty `problems` passes.
-CheckResult judge_dropins(const std::vector<std::string>& units, const std::vector<std::string>& problems);
+// One line per unit that is not in effect; empty `problems` passes. Units
+// that do not want the helper and start after it (`without_helper`: their
+// drop-in predates those lines, or something reset them) pass with a
+// warning: their sessions are as isolated, but the helper starts on their
+// first call instead of with them.
+CheckResult judge_dropins(const std::vector<std::string>& units, const std::vector<std::string>& problems,
+                          const std::vector<std::string>& without_helper);
 
 // The helper's own drop-in (file operations' write access), judged from
 // the conflicts systemd's read-back of native-runtimed.service produced.

@@ -312,17 +312,22 @@ core::CheckResult check_dropins(SystemdManager& systemd, const std::vector<std::
                                 const core::DropinValues& values)
 {
     std::vector<std::string> problems;
+    std::vector<std::string> without_helper;
     for (const auto& unit : units) {
         const auto ours = core::dropin_directory("", unit) + "/" + std::string(core::kDropinFileName);
         try {
-            for (const auto& conflict : check_dropin_effective(systemd, unit, core::expected_settings(values), ours)) {
+            const auto conflicts = check_dropin_effective(systemd, unit, core::expected_settings(values), ours);
+            for (const auto& conflict : conflicts) {
                 problems.push_back(unit + ": " + conflict.message);
+            }
+            if (conflicts.empty() && !unit_starts_after_the_helper(systemd, unit)) {
+                without_helper.push_back(unit);
             }
         } catch (const core::Error& e) {
             problems.push_back(unit + ": " + e.what());
         }
     }
-    return core::judge_dropins(units, problems);
+    return core::judge_dropins(units, problems, without_helper);
 }
 
 core::CheckResult check_helper_dropin(SystemdManager& systemd, const core::DropinValues& values)

@@ -62,4 +62,13 @@ bool dropin_applied(SystemdManager& systemd, const std::string& unit, const std:
     return std::find(files.begin(), files.end(), path) != files.end();
 }
 
+bool unit_starts_after_the_helper(SystemdManager& systemd, const std::string& unit)
+{
+    const auto path = systemd.load_unit(unit);
+    const auto list = [&](const char* property) {
+        return systemd.unit_property(path, kUnitInterface, property).get<std::vector<std::string>>();
+    };
+    return core::starts_after_the_helper(list("Wants"), list("After"));
+}
+
 } // namespace nr::sys

@@ -19,6 +19,9 @@ std::vector<core::Conflict> check_dropin_effective(SystemdManager& systemd, cons
                                                    const std::vector<core::ExpectedSetting>& expected,
                                                    const std::string& ours);
 
+// True when systemd reports the helper among the unit's Wants= and After=.
+bool unit_starts_after_the_helper(SystemdManager& systemd, const std::string& unit);
+
 // True when systemd lists `path` among the unit's DropInPaths.
 bool dropin_applied(SystemdManager& systemd, const std::string& unit, const std::string& path);
 
