@@ -68,7 +68,7 @@ bool may_manage_session(uid_t caller_uid, uid_t session_uid)
     return caller_uid == 0 || caller_uid == session_uid;
 }
 
-bool may_access_session(uid_t caller_uid, std::string_view unit_user, SessionAccess access)
+bool may_access_session(uid_t caller_uid, std::string_view unit_user)
 {
     uid_t session_uid = 0;
     const auto* end = unit_user.data() + unit_user.size();
@@ -76,8 +76,7 @@ bool may_access_session(uid_t caller_uid, std::string_view unit_user, SessionAcc
     if (unit_user.empty() || ec != std::errc() || ptr != end || (unit_user.size() > 1 && unit_user.front() == '0')) {
         return false;
     }
-    return access == SessionAccess::OwnerOrRoot ? may_manage_session(caller_uid, session_uid)
-                                                : caller_uid == session_uid;
+    return may_manage_session(caller_uid, session_uid);
 }
 
 } // namespace nr::core

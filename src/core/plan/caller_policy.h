@@ -36,14 +36,10 @@ std::string canary_user_name(const CallerPolicy& policy, std::string_view reques
 // (stop, inspect): root, or the same uid.
 bool may_manage_session(uid_t caller_uid, uid_t session_uid);
 
-// Who may act on a session: its user or root (stop, inspect), or its user
-// only (the session's own launcher reporting from inside the unit).
-enum class SessionAccess { OwnerOrRoot, OwnerOnly };
-
-// Whether `caller_uid` may act on a session unit whose User= is `unit_user`.
-// The helper always writes User= as a decimal uid; any other value (empty,
-// a name, a sign, a leading zero) belongs to no one and is refused for
-// every caller, root included.
-bool may_access_session(uid_t caller_uid, std::string_view unit_user, SessionAccess access);
+// Whether `caller_uid` may act on a session unit whose User= is `unit_user`
+// (stop, inspect): root, or that user. The helper always writes User= as a
+// decimal uid; any other value (empty, a name, a sign, a leading zero)
+// belongs to no one and is refused for every caller, root included.
+bool may_access_session(uid_t caller_uid, std::string_view unit_user);
 
 } // namespace nr::core

@@ -37,7 +37,7 @@ std::string_view polkit_action_id(OperatorAction action)
 
 OperatorVerdict stop_session_verdict(uid_t caller_uid, std::string_view unit_user)
 {
-    if (may_access_session(caller_uid, unit_user, SessionAccess::OwnerOrRoot)) {
+    if (may_access_session(caller_uid, unit_user)) {
         return OperatorVerdict::Allowed;
     }
     // A unit that belongs to no one is refused even to root: polkit cannot
