@@ -64,8 +64,8 @@ void append_pids(const char* path, Pids& found)
 }
 
 // An orphan is reparented to one of the subreaper's threads, so every
-// thread's list is read. No allocation (this runs in failure paths) and no
-// iostreams (the supervisor maps none).
+// thread's list is read. Fixed buffers (this runs in failure paths; only
+// opendir allocates) and no iostreams (the supervisor maps none).
 Pids children()
 {
     Pids found;
