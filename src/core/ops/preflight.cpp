@@ -27,6 +27,15 @@ CheckResult failed(const char* name, std::string detail, std::string hint)
     return {name, false, std::move(detail), std::move(hint)};
 }
 
+std::string joined(const std::vector<std::string>& items, std::string_view separator)
+{
+    std::string text;
+    for (const auto& item : items) {
+        text += (text.empty() ? "" : std::string(separator)) + item;
+    }
+    return text;
+}
+
 std::string trimmed(const std::optional<std::string>& value)
 {
     if (!value) {
@@ -141,10 +150,7 @@ CheckResult judge_bwrap(const std::string& path, bool root_owned_regular_file,
         }
     }
     if (!missing.empty()) {
-        std::string list;
-        for (const auto& option : missing) {
-            list += (list.empty() ? "" : " ") + option;
-        }
+        const auto list = joined(missing, " ");
         return failed(kCheckBwrap, named + " lacks " + list,
                       "install bubblewrap 0.8.0 or later (Debian 12 ships 0.8.0)");
     }
@@ -352,10 +358,7 @@ CheckResult judge_immutable(const std::vector<std::vector<PathFacts>>& chains, c
         return pass(kCheckImmutable, "launcher, helper, bwrap and read-only grants are root-owned and not writable "
                                      "by the worker or session users");
     }
-    std::string detail;
-    for (const auto& problem : problems) {
-        detail += (detail.empty() ? "" : "; ") + problem;
-    }
+    const auto detail = joined(problems, "; ");
     return failed(kCheckImmutable, detail,
                   "release code must be immutable for sessions: chown root: and chmod go-w the named paths");
 }
@@ -400,25 +403,16 @@ CheckResult judge_dropins(const std::vector<std::string>& units, const std::vect
                       "list the application's units in app_units (config) or pass --unit");
     }
     if (!problems.empty()) {
-        std::string detail;
-        for (const auto& problem : problems) {
-            detail += (detail.empty() ? "" : "; ") + problem;
-        }
+        const auto detail = joined(problems, "; ");
         return failed(kCheckDropins, detail, "native-runtimectl install-dropins, then fix the files named");
     }
-    std::string list;
-    for (const auto& unit : units) {
-        list += (list.empty() ? "" : ", ") + unit;
-    }
+    const auto list = joined(units, ", ");
     if (!without_helper.empty()) {
-        std::string lagging;
-        for (const auto& unit : without_helper) {
-            lagging += (lagging.empty() ? "" : ", ") + unit;
-        }
+        const auto lagging = joined(without_helper, ", ");
+        const std::string verb_ending = without_helper.size() == 1 ? "s" : "";
         return {kCheckDropins, true,
-                "late drop-in in effect on " + list + ", but " + lagging + " neither want" +
-                    (without_helper.size() == 1 ? "s" : "") + " nor start" + (without_helper.size() == 1 ? "s" : "") +
-                    " after " + std::string(kHelperUnit) +
+                "late drop-in in effect on " + list + ", but " + lagging + " neither want" + verb_ending +
+                    " nor start" + verb_ending + " after " + std::string(kHelperUnit) +
                     ": the helper starts on the first call instead, and that call waits for its checks",
                 "a drop-in written by an earlier native-runtime lacks those lines: native-runtimectl "
                 "install-dropins rewrites it",
@@ -430,10 +424,7 @@ CheckResult judge_dropins(const std::vector<std::string>& units, const std::vect
 CheckResult judge_helper_dropin(const std::vector<std::string>& problems)
 {
     if (!problems.empty()) {
-        std::string detail;
-        for (const auto& problem : problems) {
-            detail += (detail.empty() ? "" : "; ") + problem;
-        }
+        const auto detail = joined(problems, "; ");
         return failed(
             kCheckHelperDropin, detail,
             "native-runtimectl install-dropins writes it; then `systemctl restart native-runtimed` if it runs");
