@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/base/hex.h"
+#include "core/base/joined.h"
 #include "core/journal/journal_fields.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,13 @@ TEST(RawBytes, BecomeTwoLowercaseHexDigitsEach)
 {
     EXPECT_EQ(to_hex(std::string("\x00\x0f\xa5\xff", 4)), "000fa5ff");
     EXPECT_EQ(to_hex(""), "");
+}
+
+TEST(AJoinedList, PutsTheSeparatorOnlyBetweenItems)
+{
+    EXPECT_EQ(joined({"a", "b", "c"}, "; "), "a; b; c");
+    EXPECT_EQ(joined({"only"}, ", "), "only");
+    EXPECT_EQ(joined({}, ", "), "");
 }
 
 TEST(AJournalFieldAssignment, IsTheNameAnEqualsSignAndTheValue)

@@ -2,6 +2,7 @@
 #include "core/ops/dropin.h"
 
 #include "core/base/error.h"
+#include "core/base/joined.h"
 #include "core/base/unit_name.h"
 
 #include <algorithm>
@@ -38,10 +39,7 @@ std::string_view trim(std::string_view text)
 
 std::string join(const std::vector<std::string>& values)
 {
-    std::string out;
-    for (const auto& value : values) {
-        out += (out.empty() ? "" : " ") + value;
-    }
+    auto out = joined(values, " ");
     return out.empty() ? "(empty)" : out;
 }
 

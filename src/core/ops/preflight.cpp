@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/preflight.h"
 
+#include "core/base/joined.h"
 #include "core/base/unit_name.h"
 #include "core/launch/spec_delivery.h"
 
@@ -25,15 +26,6 @@ CheckResult pass(const char* name, std::string detail)
 CheckResult failed(const char* name, std::string detail, std::string hint)
 {
     return {name, false, std::move(detail), std::move(hint)};
-}
-
-std::string joined(const std::vector<std::string>& items, std::string_view separator)
-{
-    std::string text;
-    for (const auto& item : items) {
-        text += (text.empty() ? "" : std::string(separator)) + item;
-    }
-    return text;
 }
 
 std::string trimmed(const std::optional<std::string>& value)

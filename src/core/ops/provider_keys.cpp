@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/ops/provider_keys.h"
 
+#include "core/base/joined.h"
+
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -32,15 +34,6 @@ constexpr std::array<std::string_view, 16> kProviderKeyNames{
     "XAI_API_KEY",
 };
 
-std::string joined(const std::vector<std::string>& names)
-{
-    std::string out;
-    for (const auto& name : names) {
-        out += (out.empty() ? "" : ", ") + name;
-    }
-    return out;
-}
-
 } // namespace
 
 bool is_provider_key_name(std::string_view name)
@@ -63,7 +56,7 @@ std::vector<CheckResult> judge_provider_keys(const Config& config)
         }
         warnings.push_back(
             {kCheckProviderKey, true,
-             "adapter " + name + " gives its sessions " + joined(keys) +
+             "adapter " + name + " gives its sessions " + joined(keys, ", ") +
                  " with network: host, where every tool the model runs can read the key and send it wherever the "
                  "session reaches",
              "give the adapter network: gateway and an egress provider entry for its key, so that only "

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/plan/hardening_check.h"
 
+#include "core/base/joined.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -28,15 +30,6 @@ template <std::size_t N> bool listed(const std::array<std::string_view, N>& name
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-std::string join(const std::vector<std::string>& items)
-{
-    std::string out;
-    for (const auto& item : items) {
-        out += (out.empty() ? "" : " ") + item;
-    }
-    return out;
-}
-
 struct Describe {
     std::string operator()(bool value) const { return value ? "yes" : "no"; }
     std::string operator()(std::uint64_t value) const
@@ -44,22 +37,23 @@ struct Describe {
         return value == std::numeric_limits<std::uint64_t>::max() ? "infinity" : std::to_string(value);
     }
     std::string operator()(const std::string& value) const { return value; }
-    std::string operator()(const std::vector<std::string>& value) const { return join(value); }
+    std::string operator()(const std::vector<std::string>& value) const { return joined(value, " "); }
     std::string operator()(const AddressList& value) const
     {
         std::vector<std::string> items;
         for (const auto& prefix : value.prefixes) {
             items.push_back(format_ip_prefix(prefix));
         }
-        return items.empty() ? "(none)" : join(items);
+        return items.empty() ? "(none)" : joined(items, " ");
     }
-    std::string operator()(const ExecCommand& value) const { return value.path + " [" + join(value.argv) + "]"; }
+    std::string operator()(const ExecCommand& value) const { return value.path + " [" + joined(value.argv, " ") + "]"; }
     std::string operator()(StdioSlot /*slot*/) const { return "(stdio slot)"; }
     std::string operator()(const PassedDescriptorSlot& slot) const { return "(descriptor " + slot.name + ")"; }
-    std::string operator()(const JournalFields& value) const { return join(value.fields); }
+    std::string operator()(const JournalFields& value) const { return joined(value.fields, " "); }
     std::string operator()(const NameList& value) const
     {
-        return std::string(value.allow_list ? "only " : "~") + (value.names.empty() ? "(none)" : join(value.names));
+        return std::string(value.allow_list ? "only " : "~") +
+               (value.names.empty() ? "(none)" : joined(value.names, " "));
     }
     std::string operator()(const ErrorNumber& value) const { return std::to_string(value.value); }
 };
