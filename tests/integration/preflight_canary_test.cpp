@@ -256,17 +256,28 @@ TEST_F(AnApplicationUnit, WithTheLateDropinStartsTheHelperWhichPassesItsChecksBe
 TEST(ACanaryLeftRunningByAHelperThatExited, IsStoppedByTheNextHelperWhoseFirstSessionRuns)
 {
     const std::string canary = "native-runtime-preflight.service";
-    stop_helper_and_wait();
-    std::remove(kCache);
-    // The helper starts its canary before it answers its first call.
-    ASSERT_EQ(run({"busctl", "--system", "get-property", "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1",
-                   "org.metis.NativeRuntime1.Manager", "Version"})
-                  .status,
-              0);
-    const auto first = unit_property("native-runtimed.service", "MainPID");
+    // The helper runs its canary as soon as it has its bus name, so when it
+    // is stopped the canary may not have started yet, or may have passed
+    // already: a few tries, each from a fresh helper with no pass on record,
+    // to stop one while its canary waits.
+    std::string first;
+    std::string state;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        stop_helper_and_wait();
+        std::remove(kCache);
+        ASSERT_EQ(run({"busctl", "--system", "get-property", "org.metis.NativeRuntime1", "/org/metis/NativeRuntime1",
+                       "org.metis.NativeRuntime1.Manager", "Version"})
+                      .status,
+                  0);
+        first = unit_property("native-runtimed.service", "MainPID");
+        ASSERT_EQ(::kill(static_cast<pid_t>(std::stol(first)), SIGSTOP), 0);
+        state = unit_property(canary, "ActiveState");
+        if (state == "active" || state == "activating") {
+            break;
+        }
+        ASSERT_EQ(::kill(static_cast<pid_t>(std::stol(first)), SIGCONT), 0);
+    }
     const auto pid = static_cast<pid_t>(std::stol(first));
-    ASSERT_EQ(::kill(pid, SIGSTOP), 0);
-    const auto state = unit_property(canary, "ActiveState");
     EXPECT_TRUE(state == "active" || state == "activating")
         << "control: the first helper's canary is still running, it is " << state;
     ASSERT_EQ(::kill(pid, SIGKILL), 0);
