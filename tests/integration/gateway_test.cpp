@@ -10,6 +10,7 @@
 // drop-in for the gateway's unit, removed at the end), under names only the
 // gateway's unit resolves (its own /etc/hosts, bound in by that drop-in).
 
+#include "agent_clients.h"
 #include "gateway_fixture.h"
 
 #include <gtest/gtest.h>
@@ -134,11 +135,6 @@ TEST_F(AGatewaySession, KeepsTheListenBan)
 // --- The real clients ------------------------------------------------------
 
 namespace {
-
-std::string workspace_of(const std::string& owner, const std::string& chat)
-{
-    return std::string(kDataDir) + "/native-runtime/" + owner + "/chats/" + chat + "/workspace";
-}
 
 std::string read_text(const std::string& path)
 {
