@@ -93,13 +93,13 @@ std::string basename_of(const std::string& path)
 
 } // namespace
 
-TEST(TheShippedAdapterExamples, CoverEveryClientTheRuntimeSupports)
+TEST(TheShippedAdapterExamples, CoverEveryClientTheRuntimeSupportsAndGitForTheApplication)
 {
     std::set<std::string> names;
     for (const auto& file : shipped_profiles()) {
         names.insert(file.stem().string());
     }
-    EXPECT_EQ(names, (std::set<std::string>{"acp", "antigravity", "claude", "codex", "cursor"}));
+    EXPECT_EQ(names, (std::set<std::string>{"acp", "antigravity", "claude", "codex", "cursor", "git"}));
 }
 
 TEST(EachShippedAdapterExample, ParsesAsTheProfileItsFileIsNamedAfterAndItsHostAlternative)
@@ -216,6 +216,16 @@ TEST(TheIntegrationSuitesExampleClaudeProfile, IsTheShippedClaudeHostProfileWith
     auto shipped = settings_lines(read_text(kExamples / "claude.yaml"), "claude-host:");
     std::transform(shipped.begin(), shipped.end(), shipped.begin(), with_test_prefix);
     const auto tested = settings_lines(read_text(NR_INTEGRATION_CONFIG), "example-claude:");
+    ASSERT_FALSE(shipped.empty());
+    EXPECT_EQ(tested, shipped);
+}
+
+// The profile the operator guide gives the application for git on a
+// workspace is the one workspace_git_test.cpp shows safe.
+TEST(TheIntegrationSuitesGitProfile, IsTheShippedOne)
+{
+    const auto shipped = settings_lines(read_text(kExamples / "git.yaml"), "git:");
+    const auto tested = settings_lines(read_text(NR_INTEGRATION_CONFIG), "git:");
     ASSERT_FALSE(shipped.empty());
     EXPECT_EQ(tested, shipped);
 }
