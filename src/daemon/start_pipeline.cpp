@@ -49,9 +49,14 @@ StartPipeline::StartPipeline(sdbus::IConnection& connection, const core::Config&
 
 StartPipeline::~StartPipeline()
 {
-    // A helper stopped while calls still wait for the canary answers them.
-    release_waiting({core::kCheckCanary, false, "the helper stopped before the canary ended",
-                     "retry; see `journalctl -u native-runtimed`"});
+    // Calls still waiting for the canary when the helper stops: nothing was
+    // planned or started for them, so they are refused as every call that
+    // would outlast an exiting helper is, and made again (as the CLI and
+    // the worker example do) they reach the next helper. A PreflightFailed
+    // here would tell the caller the host failed a check it never finished.
+    refuse_waiting(core::Error(ErrorKind::HelperStopping,
+                               "the helper is exiting before its canary ended and did nothing; call again (the bus "
+                               "starts a new one)"));
     // Starts whose hardening was never confirmed are undone, and their
     // callers (and launchers) told so.
     for (auto& start : in_flight_) {
@@ -60,6 +65,20 @@ StartPipeline::~StartPipeline()
     }
     in_flight_.clear();
     settle_parked_claims();
+}
+
+void StartPipeline::refuse_waiting(const core::Error& refusal)
+{
+    for (auto& call : waiting_canary_calls_) {
+        call.returnError(sys::to_bus_error(refusal));
+    }
+    waiting_canary_calls_.clear();
+    for (auto& start : waiting_starts_) {
+        sys::write_log(core::refusal_record("StartSession", start.caller, refusal,
+                                            {start.request.owner, start.request.chat, start.request.job, {}}, false));
+        start.reply.returnError(sys::to_bus_error(refusal));
+    }
+    waiting_starts_.clear();
 }
 
 void StartPipeline::release_waiting(const core::CheckResult& verdict)

@@ -112,6 +112,8 @@ public:
     }
 
 private:
+    // Refuses every call that waited for the canary, with `refusal`.
+    void refuse_waiting(const core::Error& refusal);
     // A session whose unit the helper asked systemd to start, and whose
     // hardening it reads back. Both calls are asynchronous, so one slow
     // answer from PID 1 (it answers a unit's GetAll only after spawning that
